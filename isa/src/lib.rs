@@ -1,0 +1,7 @@
+//! warpsim-isa: PTX in, `Program` out.
+//!
+//! Owns the PTX lexer and parser (text → AST with exact source spans), lowering of each kernel to a
+//! [`Program`] (dense registers, resolved branch targets, basic blocks, CFG and immediate
+//! post-dominators for SIMT reconvergence), and the per-lane functional semantics of every
+//! arithmetic, logic, conversion and comparison instruction. It knows nothing of timing, memory
+//! systems or files other than the PTX text it is handed.
