@@ -7,9 +7,18 @@
 //! systems or files other than the PTX text it is handed.
 
 pub mod ast;
+pub mod cfg;
+pub mod decode;
 pub mod error;
+pub mod inst;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
+pub mod program;
+pub mod types;
 
 pub use error::PtxError;
+pub use inst::{Class, Inst, Op, Opnd};
+pub use lower::{load, lower_module};
 pub use parser::parse;
+pub use program::Program;
