@@ -5,3 +5,4 @@
 //! post-dominators for SIMT reconvergence), and the per-lane functional semantics of every
 //! arithmetic, logic, conversion and comparison instruction. It knows nothing of timing, memory
 //! systems or files other than the PTX text it is handed.
+pub mod fp;
