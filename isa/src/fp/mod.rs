@@ -38,6 +38,8 @@ mod core;
 pub mod approx;
 pub mod cvt;
 mod format;
+#[cfg(test)]
+mod tests;
 
 /// Rounding of a floating-point result (`.rn .rna .rz .rm .rp`). `Rna` (ties away from zero) exists
 /// in PTX only for `cvt.rna.tf32.f32`; the functions here accept it everywhere.
