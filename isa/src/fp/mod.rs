@@ -1,0 +1,274 @@
+//! PTX floating-point semantics on raw bits, as an H200 (sm_90) computes them.
+//!
+//! Pure functions of register bits (u16/u32/u64 in, bits out; NaN payloads never pass through host
+//! floats) that the simulator calls per lane: IEEE add/sub/mul/fma/div/rcp/sqrt in every PTX
+//! rounding mode for f32 and f64 ([`f32`], [`f64`]), f16/bf16 scalars and packed pairs ([`f16`],
+//! [`bf16`], [`f16x2`], [`bf16x2`]), min/max (with `.NaN`), abs/neg/copysign, `testp` and every
+//! `setp` comparison, all of `cvt` ([`cvt`]), and the `.approx` instructions ([`approx`]). `.ftz`
+//! flushes subnormal operands and results to sign-preserving zero; `.sat` clamps to [0, 1] with NaN
+//! to +0. Correctly rounded operations are exact for every input: values are decoded to integers and
+//! rounded once ([`format`]), with the host's native f32/f64 arithmetic as the fast path for `.rn`.
+//! NaN results follow Hopper: f32 arithmetic returns 0x7FFFFFFF, f16/bf16 0x7FFF, f64 passes a NaN
+//! operand's payload on (quieted). Choices the PTX ISA leaves open are marked "unverified on H200"
+//! where they are made; `isa/tests/fp_oracle.rs` checks them against `isa/tests/hw/fp_oracle.cu`.
+//!
+//! The `.approx` models and the tolerances PTX documents for them (our models are at least this
+//! close; hardware is compared with the model at the documented bound plus the model's own error):
+//! - `rcp.approx.f32`: ≤ 1 ulp; model: correctly rounded.
+//! - `div.approx.f32`: ≤ 2 ulp for |b| in [2^-126, 2^126]; model: `a × rcp(b)` with the reciprocal
+//!   flushed like MUFU.RCP, so 2^126 < |b| gives ±0 (NaN for infinite a), as PTX documents.
+//! - `div.full.f32`: ≤ 2 ulp over the full range; model: correctly rounded.
+//! - `sqrt.approx.f32`: relative error ≤ 2^-23; `rsqrt.approx.f32`: relative ≤ 2^-22.9; models:
+//!   correctly rounded.
+//! - `ex2.approx.f32`: ≤ 2 ulp; `lg2.approx.f32`: absolute ≤ 2^-22 on (0.5, 2), relative ≤ 2^-22
+//!   elsewhere; models: 2^x and log2 x in f64 (libm) rounded once to f32.
+//! - `sin/cos.approx.f32`: absolute ≤ 2^-20.5 on [-2π, 2π], ≤ 2^-14.7 on [-100π, 100π], no bound
+//!   beyond; model: the argument scaled by 1/2π in f32 with round-toward-zero (as ptxas lowers it,
+//!   FMUL.RZ before MUFU.SIN/COS; unverified on H200), then sin/cos of 2π × its fraction.
+//! - `tanh.approx.f32`: relative ≤ 2^-11; model: correctly rounded via f64.
+//! - `rcp.approx.ftz.f64`, `rsqrt.approx.ftz.f64`: PTX gives no bound ("gross approximation" on the
+//!   upper 32 bits, lower word zero); model: the upper word rounded to nearest (20 fraction bits).
+//! - `rsqrt.approx.f64`: no documented bound; model: 1/√a rounded via the exact √a.
+//! - `ex2.approx.f16`: relative ≤ 2^-9.9; `ex2.approx.ftz.bf16`: relative ≤ 2^-7;
+//!   `tanh.approx.f16`: absolute ≤ 2^-10.987; `tanh.approx.bf16`: absolute ≤ 2^-8; models:
+//!   correctly rounded via f64.
+
+mod arith;
+mod core;
+pub mod approx;
+pub mod cvt;
+mod format;
+#[cfg(test)]
+mod tests;
+
+/// Rounding of a floating-point result (`.rn .rna .rz .rm .rp`). `Rna` (ties away from zero) exists
+/// in PTX only for `cvt.rna.tf32.f32`; the functions here accept it everywhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    Rn,
+    Rna,
+    Rz,
+    Rm,
+    Rp,
+}
+
+/// Rounding to an integral value (`.rni .rzi .rmi .rpi`) for float→int `cvt` and `cvt.rni.f32.f32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntRounding {
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+impl IntRounding {
+    fn float(self) -> Rounding {
+        match self {
+            IntRounding::Rni => Rounding::Rn,
+            IntRounding::Rzi => Rounding::Rz,
+            IntRounding::Rmi => Rounding::Rm,
+            IntRounding::Rpi => Rounding::Rp,
+        }
+    }
+}
+
+/// `setp`/`set` comparison operators for floating point. The ordered ones (`Eq` … `Ge`) are false
+/// when either operand is NaN, the unordered ones (`Equ` … `Geu`) true; `Num`: neither is NaN,
+/// `Nan`: either is. −0.0 equals +0.0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// `testp` properties. Zeros count as normal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TestOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+/// Defines the public module of one scalar type over the generic bodies in `arith`.
+macro_rules! scalar_module {
+    ($(#[$doc:meta])* $m:ident, $kind:ty, $bits:ty) => {
+        $(#[$doc])*
+        pub mod $m {
+            use super::arith::{self, Kind};
+            use super::{CmpOp, Rounding, TestOp};
+            type K = $kind;
+
+            /// `add{.rnd}{.ftz}{.sat}`.
+            pub fn add(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
+                arith::add::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
+            }
+            /// `sub{.rnd}{.ftz}{.sat}`.
+            pub fn sub(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
+                arith::sub::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
+            }
+            /// `mul{.rnd}{.ftz}{.sat}`.
+            pub fn mul(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
+                arith::mul::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
+            }
+            /// `fma{.rnd}{.ftz}{.sat}` and `mad{.rnd}` (sm_20+): one rounding of the exact `a·b + c`.
+            pub fn fma(a: $bits, b: $bits, c: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
+                arith::fma::<K>(a.into(), b.into(), c.into(), rnd, ftz, sat) as $bits
+            }
+            /// `div{.rnd}{.ftz}` (IEEE).
+            pub fn div(a: $bits, b: $bits, rnd: Rounding, ftz: bool) -> $bits {
+                arith::div::<K>(a.into(), b.into(), rnd, ftz) as $bits
+            }
+            /// `rcp{.rnd}{.ftz}` (IEEE).
+            pub fn rcp(a: $bits, rnd: Rounding, ftz: bool) -> $bits {
+                arith::rcp::<K>(a.into(), rnd, ftz) as $bits
+            }
+            /// `sqrt{.rnd}{.ftz}` (IEEE).
+            pub fn sqrt(a: $bits, rnd: Rounding, ftz: bool) -> $bits {
+                arith::sqrt::<K>(a.into(), rnd, ftz) as $bits
+            }
+            /// `min{.ftz}{.NaN}`: −0.0 < +0.0; one NaN operand is ignored unless `nan`.
+            pub fn min(a: $bits, b: $bits, ftz: bool, nan: bool) -> $bits {
+                arith::min::<K>(a.into(), b.into(), ftz, nan) as $bits
+            }
+            /// `max{.ftz}{.NaN}`: −0.0 < +0.0; one NaN operand is ignored unless `nan`.
+            pub fn max(a: $bits, b: $bits, ftz: bool, nan: bool) -> $bits {
+                arith::max::<K>(a.into(), b.into(), ftz, nan) as $bits
+            }
+            /// `abs{.ftz}`.
+            pub fn abs(a: $bits, ftz: bool) -> $bits {
+                arith::abs::<K>(a.into(), ftz) as $bits
+            }
+            /// `neg{.ftz}`.
+            pub fn neg(a: $bits, ftz: bool) -> $bits {
+                arith::neg::<K>(a.into(), ftz) as $bits
+            }
+            /// `copysign d, a, b`: the sign of `a` on the magnitude of `b`.
+            pub fn copysign(a: $bits, b: $bits) -> $bits {
+                arith::copysign::<K>(a.into(), b.into()) as $bits
+            }
+            /// `testp.op`.
+            pub fn testp(op: TestOp, a: $bits) -> bool {
+                arith::testp::<K>(op, a.into())
+            }
+            /// `setp.op{.ftz}` (the comparison only; predicate combining is the caller's).
+            pub fn setp(op: CmpOp, a: $bits, b: $bits, ftz: bool) -> bool {
+                arith::setp::<K>(op, a.into(), b.into(), ftz)
+            }
+            /// The `.relu` modifier on a result of this type (`fma.relu`, `cvt.relu`): negative
+            /// values and −0.0 become +0.0 (−0.0 unverified on H200), NaN becomes the canonical NaN.
+            pub fn relu(a: $bits) -> $bits {
+                super::core::relu(K::FMT, a.into()) as $bits
+            }
+        }
+    };
+}
+
+scalar_module!(
+    /// `.f32` instructions. NaN results are 0x7FFFFFFF.
+    f32, arith::K32, u32
+);
+scalar_module!(
+    /// `.f64` instructions. PTX has no `.ftz`/`.sat` on f64 (pass `false`; they are honoured if set).
+    /// A NaN operand is returned quieted with its payload (the first NaN in operand order, unverified on
+    /// H200); a NaN made from numbers is 0x7FFFFFFFFFFFFFFF (unverified).
+    f64, arith::K64, u64
+);
+scalar_module!(
+    /// `.f16` instructions (PTX allows only `.rn`; other roundings are computed exactly as well).
+    /// NaN results are 0x7FFF (unverified on H200).
+    f16, arith::K16, u16
+);
+scalar_module!(
+    /// `.bf16` instructions (PTX allows only `.rn` and no `.ftz`/`.sat`; pass `false`).
+    /// NaN results are 0x7FFF (unverified on H200).
+    bf16, arith::KB16, u16
+);
+
+/// Defines a packed-pair module: each operation applied to the low halves (element 0) and the high
+/// halves (element 1) independently.
+macro_rules! pair_module {
+    ($(#[$doc:meta])* $m:ident, $s:ident) => {
+        $(#[$doc])*
+        pub mod $m {
+            use super::{$s, Rounding};
+
+            fn lanes(x: u32) -> [u16; 2] {
+                [x as u16, (x >> 16) as u16]
+            }
+            fn pack([lo, hi]: [u16; 2]) -> u32 {
+                lo as u32 | (hi as u32) << 16
+            }
+            fn map1(a: u32, f: impl Fn(u16) -> u16) -> u32 {
+                pack(lanes(a).map(f))
+            }
+            fn map2(a: u32, b: u32, f: impl Fn(u16, u16) -> u16) -> u32 {
+                let (a, b) = (lanes(a), lanes(b));
+                pack([f(a[0], b[0]), f(a[1], b[1])])
+            }
+
+            /// `add{.rnd}{.ftz}{.sat}` per lane.
+            pub fn add(a: u32, b: u32, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
+                map2(a, b, |x, y| $s::add(x, y, rnd, ftz, sat))
+            }
+            /// `sub{.rnd}{.ftz}{.sat}` per lane.
+            pub fn sub(a: u32, b: u32, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
+                map2(a, b, |x, y| $s::sub(x, y, rnd, ftz, sat))
+            }
+            /// `mul{.rnd}{.ftz}{.sat}` per lane.
+            pub fn mul(a: u32, b: u32, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
+                map2(a, b, |x, y| $s::mul(x, y, rnd, ftz, sat))
+            }
+            /// `fma{.rnd}{.ftz}{.sat}` per lane.
+            pub fn fma(a: u32, b: u32, c: u32, rnd: Rounding, ftz: bool, sat: bool) -> u32 {
+                let c = lanes(c);
+                let lo = $s::fma(a as u16, b as u16, c[0], rnd, ftz, sat);
+                let hi = $s::fma((a >> 16) as u16, (b >> 16) as u16, c[1], rnd, ftz, sat);
+                pack([lo, hi])
+            }
+            /// `min{.ftz}{.NaN}` per lane.
+            pub fn min(a: u32, b: u32, ftz: bool, nan: bool) -> u32 {
+                map2(a, b, |x, y| $s::min(x, y, ftz, nan))
+            }
+            /// `max{.ftz}{.NaN}` per lane.
+            pub fn max(a: u32, b: u32, ftz: bool, nan: bool) -> u32 {
+                map2(a, b, |x, y| $s::max(x, y, ftz, nan))
+            }
+            /// `abs{.ftz}` per lane.
+            pub fn abs(a: u32, ftz: bool) -> u32 {
+                map1(a, |x| $s::abs(x, ftz))
+            }
+            /// `neg{.ftz}` per lane.
+            pub fn neg(a: u32, ftz: bool) -> u32 {
+                map1(a, |x| $s::neg(x, ftz))
+            }
+            /// `.relu` per lane.
+            pub fn relu(a: u32) -> u32 {
+                map1(a, $s::relu)
+            }
+        }
+    };
+}
+
+pair_module!(
+    /// `.f16x2` instructions: a u32 holding two f16, element 0 in the low half.
+    f16x2, f16
+);
+pair_module!(
+    /// `.bf16x2` instructions: a u32 holding two bf16, element 0 in the low half.
+    bf16x2, bf16
+);
