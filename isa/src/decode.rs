@@ -85,7 +85,18 @@ pub fn decode_op(opcode: &str, mods: &[(String, Pos)], file: &str, pos: Pos) -> 
         "bfe" => Op::Bfe,
         "bfi" => Op::Bfi,
         "fns" => Op::Fns,
-        "prmt" => Op::Prmt,
+        "prmt" => {
+            m.num = match w.take(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]) {
+                Some("f4e") => 1,
+                Some("b4e") => 2,
+                Some("rc8") => 3,
+                Some("ecl") => 4,
+                Some("ecr") => 5,
+                Some("rc16") => 6,
+                _ => 0,
+            };
+            Op::Prmt
+        }
         "lop3" => Op::Lop3,
         "and" => Op::And,
         "or" => Op::Or,

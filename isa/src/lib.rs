@@ -10,6 +10,7 @@ pub mod ast;
 pub mod cfg;
 pub mod decode;
 pub mod error;
+pub mod eval;
 pub mod fp;
 pub mod int;
 pub mod inst;
