@@ -422,6 +422,63 @@ fn cvt_pack(inst: &Inst, a: u64, b: u64, c: u64) -> Result<u64, Unsupported> {
     Ok(cvt::pack2_f32(dst, a as u32, b as u32, rounding(m.rnd), float_mods(inst)) as u64)
 }
 
+/// The new memory value of an atomic read-modify-write (`atom`, `red`): `old` is the memory
+/// value, `b` the operand, `c` the swap value of `cas`. Float `add` rounds to nearest; f32 adds
+/// flush subnormals as PTX specifies for `atom.add.f32`, f16/bf16 adds honour `.noftz`.
+pub fn atom(op: crate::inst::AtomOp, ty: Ty, old: u64, b: u64, c: u64, noftz: bool) -> Result<u64, Unsupported> {
+    use crate::inst::AtomOp as A;
+    let m = ty.mask();
+    let bad = || Unsupported(format!("atom.{op:?}.{}", ty.name()).to_lowercase());
+    Ok(match op {
+        A::Add => match ty {
+            Ty::F32 => fp::f32::add(old as u32, b as u32, Rounding::Rn, true, false) as u64,
+            Ty::F64 => fp::f64::add(old, b, Rounding::Rn, false, false),
+            Ty::F16 => fp::f16::add(old as u16, b as u16, Rounding::Rn, !noftz, false) as u64,
+            Ty::Bf16 => fp::bf16::add(old as u16, b as u16, Rounding::Rn, false, false) as u64,
+            Ty::F16x2 => fp::f16x2::add(old as u32, b as u32, Rounding::Rn, !noftz, false) as u64,
+            Ty::Bf16x2 => fp::bf16x2::add(old as u32, b as u32, Rounding::Rn, false, false) as u64,
+            _ => old.wrapping_add(b) & m,
+        },
+        A::Min | A::Max if ty.is_float() => match ty {
+            Ty::F32 => (if op == A::Max { fp::f32::max } else { fp::f32::min })(old as u32, b as u32, false, false) as u64,
+            Ty::F64 => (if op == A::Max { fp::f64::max } else { fp::f64::min })(old, b, false, false),
+            Ty::F16 => (if op == A::Max { fp::f16::max } else { fp::f16::min })(old as u16, b as u16, false, false) as u64,
+            Ty::Bf16 => (if op == A::Max { fp::bf16::max } else { fp::bf16::min })(old as u16, b as u16, false, false) as u64,
+            Ty::F16x2 => (if op == A::Max { fp::f16x2::max } else { fp::f16x2::min })(old as u32, b as u32, false, false) as u64,
+            Ty::Bf16x2 => (if op == A::Max { fp::bf16x2::max } else { fp::bf16x2::min })(old as u32, b as u32, false, false) as u64,
+            _ => return Err(bad()),
+        },
+        A::Min | A::Max => int::minmax(ty, op == A::Max, old, b, false),
+        A::Inc => {
+            let (o, b) = (old & m, b & m);
+            if o >= b {
+                0
+            } else {
+                o + 1
+            }
+        }
+        A::Dec => {
+            let (o, b) = (old & m, b & m);
+            if o == 0 || o > b {
+                b
+            } else {
+                o - 1
+            }
+        }
+        A::And => old & b & m,
+        A::Or => (old | b) & m,
+        A::Xor => (old ^ b) & m,
+        A::Exch => b & m,
+        A::Cas => {
+            if old & m == b & m {
+                c & m
+            } else {
+                old & m
+            }
+        }
+    })
+}
+
 /// Whether `eval` handles this opcode (the rest is executed by the simulator).
 pub fn is_alu(op: Op) -> bool {
     matches!(
@@ -536,6 +593,19 @@ mod tests {
         let o = eval(&lo, &[0xFFFF_FFFF, 1, 0, 0], false).unwrap();
         assert!(o.carry);
         assert_eq!(eval(&hi, &[0, 0, 0, 0], o.carry).unwrap().v, 1);
+    }
+
+    #[test]
+    fn atomics() {
+        use crate::inst::AtomOp as A;
+        assert_eq!(atom(A::Inc, Ty::U32, 5, 5, 0, false).unwrap(), 0);
+        assert_eq!(atom(A::Inc, Ty::U32, 4, 5, 0, false).unwrap(), 5);
+        assert_eq!(atom(A::Dec, Ty::U32, 0, 7, 0, false).unwrap(), 7);
+        assert_eq!(atom(A::Cas, Ty::B32, 3, 3, 9, false).unwrap(), 9);
+        assert_eq!(atom(A::Cas, Ty::B32, 4, 3, 9, false).unwrap(), 4);
+        assert_eq!(atom(A::Max, Ty::S32, (-5i32) as u32 as u64, 2, 0, false).unwrap(), 2);
+        assert_eq!(atom(A::Add, Ty::F32, 1f32.to_bits() as u64, 2f32.to_bits() as u64, 0, false).unwrap(), 3f32.to_bits() as u64);
+        assert_eq!(atom(A::Add, Ty::U32, 0xFFFF_FFFF, 1, 0, false).unwrap(), 0);
     }
 
     #[test]

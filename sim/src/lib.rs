@@ -1,1 +1,20 @@
-//! warpsim-sim
+//! warpsim-sim: the GPU model.
+//!
+//! Owns device memory, the functional execution of warps (SIMT stack, registers, shared/local/
+//! param/const spaces, barriers, atomics, warp collectives), and — built on the same execution
+//! step — the timing model of SMs and the memory system. It reads no files: programs come
+//! lowered from `warpsim-isa`, launches as plain data.
+
+pub mod cta;
+pub mod exec;
+pub mod fault;
+pub mod kernel;
+pub mod memory;
+pub mod warp;
+
+pub use fault::{Fault, FaultKind};
+pub use kernel::{Kernel, LaunchDims};
+pub use memory::DeviceMemory;
+pub mod functional;
+pub mod gpu;
+pub use gpu::Gpu;

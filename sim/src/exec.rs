@@ -1,0 +1,931 @@
+//! Executing one warp instruction: the functional heart of the simulator (execute-at-issue).
+//!
+//! [`step`] reads the warp's next instruction, evaluates it for the active (and guard-true)
+//! lanes, updates registers and memory, advances the SIMT stack, and records the memory
+//! accesses it made in a [`MemTrace`] for the timing model. Synchronization that involves other
+//! warps (CTA and cluster barriers) is returned as a [`Step`] for the scheduler to resolve.
+//! Every failure is a [`Fault`] naming the kernel, CTA, thread and PTX line.
+
+use warpsim_isa::ast::Space;
+use warpsim_isa::eval::{self, Unsupported};
+use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, ClusterBarOp, Inst, Op, Opnd, ShflMode, VoteMode};
+use warpsim_isa::program::{SymKind, RECONV_EXIT};
+use warpsim_isa::types::{SReg, Ty};
+
+use crate::cta::{Arrival, CtaShared};
+use crate::fault::{Fault, FaultKind};
+use crate::kernel::Kernel;
+use crate::memory::{self, window_of, AccessError, DeviceMemory, Window, CLUSTER_RANK_SHIFT};
+use crate::warp::{CallFrame, SimtEntry, Warp};
+
+/// The memory space an access resolved to (for the timing model's routing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TraceSpace {
+    #[default]
+    None,
+    Global,
+    Shared,
+    /// Another CTA's shared memory in the cluster (DSMEM).
+    Remote,
+    Local,
+    Const,
+    Param,
+}
+
+/// The memory accesses of one warp instruction, lane by lane.
+#[derive(Debug, Clone)]
+pub struct MemTrace {
+    pub space: TraceSpace,
+    pub write: bool,
+    pub atomic: bool,
+    /// Bytes per lane.
+    pub size: u32,
+    pub mask: u32,
+    pub addr: [u64; 32],
+}
+
+impl Default for MemTrace {
+    fn default() -> Self {
+        MemTrace { space: TraceSpace::None, write: false, atomic: false, size: 0, mask: 0, addr: [0; 32] }
+    }
+}
+
+/// What the scheduler must do after a step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Continue,
+    /// The warp arrived at a CTA barrier (and blocks if `blocking`).
+    Barrier(Arrival),
+    ClusterArrive,
+    ClusterWait,
+    /// Lanes exited; `done` when the whole warp has.
+    Exited { lanes: u32, done: bool },
+}
+
+/// Everything an instruction may touch besides its warp.
+pub struct Env<'a> {
+    pub k: &'a Kernel,
+    pub gmem: &'a mut DeviceMemory,
+    /// The CTAs of the executing CTA's cluster, by rank (a single CTA without clusters).
+    pub ctas: &'a mut [CtaShared],
+    /// Index of the executing CTA in `ctas`.
+    pub me: usize,
+    /// The SM clock (`%clock`).
+    pub clock: u64,
+    pub trace: &'a mut MemTrace,
+}
+
+/// Iterates the set bits of a lane mask.
+#[inline]
+fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+fn thread_index(k: &Kernel, slot: u32, lane: usize) -> [u32; 3] {
+    let lin = slot * 32 + lane as u32;
+    let [bx, by, _] = k.dims.block;
+    [lin % bx, (lin / bx) % by, lin / (bx * by)]
+}
+
+struct Ctx<'e, 'a> {
+    env: &'e mut Env<'a>,
+    pc: u32,
+}
+
+impl Ctx<'_, '_> {
+    fn fault(&self, w: &Warp, lane: usize, kind: FaultKind) -> Fault {
+        Fault {
+            kernel: self.env.k.prog.name.clone(),
+            cta: self.env.ctas[self.env.me].id,
+            thread: thread_index(self.env.k, w.slot, lane),
+            location: self.env.k.prog.source_line(self.pc),
+            kind,
+        }
+    }
+
+    fn unsupported(&self, w: &Warp, lane: usize, e: Unsupported) -> Fault {
+        self.fault(w, lane, FaultKind::Unsupported(e.to_string()))
+    }
+
+    /// Address of a symbol for this warp (frame symbols are relative to the current frame).
+    fn sym_addr(&self, w: &Warp, s: u32) -> u64 {
+        let sym = &self.env.k.prog.symbols[s as usize];
+        let a = self.env.k.sym_addr[s as usize];
+        if sym.kind == SymKind::Frame {
+            w.frame_base + a
+        } else {
+            a
+        }
+    }
+
+    fn special(&self, w: &Warp, s: SReg, lane: usize) -> u64 {
+        let k = self.env.k;
+        let cta = &self.env.ctas[self.env.me];
+        let d = &k.dims;
+        let cl = d.cluster;
+        match s {
+            SReg::Tid(c) => thread_index(k, w.slot, lane)[c as usize] as u64,
+            SReg::Ntid(c) => d.block[c as usize] as u64,
+            SReg::Ctaid(c) => cta.id[c as usize] as u64,
+            SReg::Nctaid(c) => d.grid[c as usize] as u64,
+            SReg::Laneid => lane as u64,
+            SReg::Warpid => w.slot as u64,
+            SReg::Nwarpid => 64,
+            SReg::Smid => cta.smid as u64,
+            SReg::Nsmid => k.nsm as u64,
+            SReg::Gridid => 1,
+            SReg::Clock => self.env.clock & 0xFFFF_FFFF,
+            SReg::ClockHi => self.env.clock >> 32,
+            SReg::Clock64 => self.env.clock,
+            // The simulated SM clock in nanoseconds at 1.98 GHz (the timing model's clock).
+            SReg::Globaltimer => self.env.clock * 1000 / 1980,
+            SReg::GlobaltimerLo => (self.env.clock * 1000 / 1980) & 0xFFFF_FFFF,
+            SReg::GlobaltimerHi => (self.env.clock * 1000 / 1980) >> 32,
+            SReg::LanemaskEq => 1u64 << lane,
+            SReg::LanemaskLe => (1u64 << (lane + 1)) - 1,
+            SReg::LanemaskLt => (1u64 << lane) - 1,
+            SReg::LanemaskGe => (!((1u64 << lane) - 1)) & 0xFFFF_FFFF,
+            SReg::LanemaskGt => (!((1u64 << (lane + 1)) - 1)) & 0xFFFF_FFFF,
+            SReg::ClusterId(c) => (cta.id[c as usize] / cl[c as usize]) as u64,
+            SReg::NclusterId(c) => (d.grid[c as usize] / cl[c as usize]) as u64,
+            SReg::ClusterCtaid(c) => (cta.id[c as usize] % cl[c as usize]) as u64,
+            SReg::ClusterNctaid(c) => cl[c as usize] as u64,
+            SReg::ClusterCtarank => cta.rank as u64,
+            SReg::ClusterNctarank => d.cluster_size() as u64,
+            SReg::IsExplicitCluster => (d.cluster_size() > 1) as u64,
+            SReg::DynamicSmemSize => d.dynamic_smem as u64,
+            SReg::TotalSmemSize | SReg::AggrSmemSize => k.smem_bytes as u64,
+            SReg::Envreg(_) | SReg::Pm(_) => 0,
+        }
+    }
+
+    /// A scalar source value for one lane.
+    fn read(&self, w: &Warp, o: &Opnd, lane: usize) -> u64 {
+        match o {
+            Opnd::Reg(r) => w.reg(*r, lane),
+            Opnd::NotReg(r) => (w.reg(*r, lane) == 0) as u64,
+            Opnd::Imm(v) => *v,
+            Opnd::Special(s) => self.special(w, *s, lane),
+            Opnd::SymAddr(s, off) => self.sym_addr(w, *s).wrapping_add(*off as u64),
+            Opnd::Func(f) => memory::FUNC_BASE + *f as u64 * 16,
+            _ => 0,
+        }
+    }
+
+    fn write_reg(&self, w: &mut Warp, r: u32, lane: usize, v: u64) {
+        let ty = self.env.k.prog.regs[r as usize].ty;
+        let v = if ty == Ty::Pred { (v != 0) as u64 } else { v & ty.mask() };
+        w.set_reg(r, lane, v);
+    }
+
+    /// Writes a destination operand (a register, or the `p|q` / `r|p` pair's first element);
+    /// sinks discard.
+    fn write_dst(&self, w: &mut Warp, o: &Opnd, lane: usize, v: u64, v2: u64) {
+        match o {
+            Opnd::Reg(r) => self.write_reg(w, *r, lane, v),
+            Opnd::Vec(items) => {
+                if let Some(Opnd::Reg(r)) = items.first() {
+                    self.write_reg(w, *r, lane, v);
+                }
+                if let Some(Opnd::Reg(r)) = items.get(1) {
+                    self.write_reg(w, *r, lane, v2);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Effective address of an address operand and the space it really lives in.
+    fn address(&self, w: &Warp, o: &Opnd, space: Space, lane: usize) -> (u64, Space) {
+        match o {
+            Opnd::Addr { base, offset } => {
+                let (b, sp) = match base {
+                    Base::None => (0, space),
+                    Base::Reg(r) => (w.reg(*r, lane), space),
+                    Base::Sym(s) => {
+                        let sym = &self.env.k.prog.symbols[*s as usize];
+                        let sp = match sym.kind {
+                            SymKind::Frame => Space::Local,
+                            SymKind::KernelParam => Space::Param,
+                            SymKind::Shared | SymKind::DynShared if space == Space::Generic => Space::Shared,
+                            _ => space,
+                        };
+                        (self.sym_addr(w, *s), sp)
+                    }
+                };
+                (b.wrapping_add(*offset as u64), sp)
+            }
+            other => (self.read(w, other, lane), space),
+        }
+    }
+
+    /// Reads or writes `buf.len()` bytes at `addr` in `space` for `lane`.
+    fn access(&mut self, w: &mut Warp, space: Space, addr: u64, buf: &mut [u8], write: bool, lane: usize) -> Result<TraceSpace, Fault> {
+        let n = buf.len() as u64;
+        let oob = |what: &'static str, detail: String| FaultKind::OutOfBounds { space: what, write, addr, size: n as u32, detail };
+        let (space, addr) = match space {
+            Space::Generic => match window_of(addr) {
+                Window::Global => (Space::Global, addr),
+                Window::Shared => (Space::SharedCluster, addr - memory::SHARED_WINDOW),
+                Window::Local => (Space::Local, addr - memory::LOCAL_WINDOW),
+                Window::Param => (Space::Param, addr - memory::PARAM_WINDOW),
+            },
+            s => (s, addr),
+        };
+        if n > 1 && addr % n != 0 {
+            let sp = match space {
+                Space::Global | Space::Const => "global",
+                Space::Shared | Space::SharedCluster => "shared",
+                Space::Local => "local",
+                _ => "param",
+            };
+            return Err(self.fault(w, lane, FaultKind::Misaligned { space: sp, addr, size: n as u32 }));
+        }
+        match space {
+            Space::Global | Space::Const => {
+                let g = &mut *self.env.gmem;
+                match g.check(addr, n, 1) {
+                    Ok(()) => {}
+                    Err(AccessError::OutOfBounds) | Err(AccessError::Misaligned) => {
+                        let near = g
+                            .allocations()
+                            .iter()
+                            .min_by_key(|a| if addr < a.base { a.base - addr } else { addr.saturating_sub(a.base + a.size) })
+                            .map(|a| format!("nearest allocation `{}` is [{:#x}, {:#x})", a.name, a.base, a.base + a.size))
+                            .unwrap_or_default();
+                        let what = if space == Space::Const { "constant" } else { "global" };
+                        return Err(self.fault(w, lane, oob(what, near)));
+                    }
+                }
+                if write {
+                    if space == Space::Const {
+                        return Err(self.fault(w, lane, oob("constant", "constant memory is read-only".into())));
+                    }
+                    g.write(addr, buf);
+                } else {
+                    g.read(addr, buf);
+                }
+                Ok(if space == Space::Const { TraceSpace::Const } else { TraceSpace::Global })
+            }
+            Space::Shared | Space::SharedCluster => {
+                let me = self.env.me;
+                let (cta, off, remote) = if space == Space::SharedCluster && addr >> CLUSTER_RANK_SHIFT != 0 {
+                    let rank = (addr >> CLUSTER_RANK_SHIFT) - 1;
+                    let idx = self.env.ctas.iter().position(|c| c.rank as u64 == rank);
+                    match idx {
+                        Some(i) => (i, addr & ((1 << CLUSTER_RANK_SHIFT) - 1), i != me),
+                        None => {
+                            return Err(self.fault(w, lane, oob("shared::cluster", format!("no CTA of rank {rank} in this cluster"))));
+                        }
+                    }
+                } else {
+                    (me, addr, false)
+                };
+                let smem = &mut self.env.ctas[cta].smem;
+                let size = smem.len() as u64;
+                if off.checked_add(n).is_none_or(|e| e > size) {
+                    return Err(self.fault(w, lane, oob("shared", format!("the CTA has {size} bytes of shared memory"))));
+                }
+                let r = off as usize..(off + n) as usize;
+                if write {
+                    smem[r].copy_from_slice(buf);
+                } else {
+                    buf.copy_from_slice(&smem[r]);
+                }
+                Ok(if remote { TraceSpace::Remote } else { TraceSpace::Shared })
+            }
+            Space::Local => {
+                let end = addr.checked_add(n).unwrap_or(u64::MAX);
+                let have = w.local.get(lane).map_or(0, |l| l.len() as u64);
+                if end > have {
+                    return Err(self.fault(w, lane, oob("local", format!("the thread's frame is {have} bytes"))));
+                }
+                let l = &mut w.local[lane];
+                let r = addr as usize..end as usize;
+                if write {
+                    l[r].copy_from_slice(buf);
+                } else {
+                    buf.copy_from_slice(&l[r]);
+                }
+                Ok(TraceSpace::Local)
+            }
+            Space::Param => {
+                if write {
+                    return Err(self.fault(w, lane, oob("param", "kernel parameters are read-only".into())));
+                }
+                let p = &self.env.k.params;
+                let end = addr.checked_add(n).unwrap_or(u64::MAX);
+                if end > p.len() as u64 {
+                    return Err(self.fault(w, lane, oob("param", format!("the kernel has {} bytes of parameters", p.len()))));
+                }
+                buf.copy_from_slice(&p[addr as usize..end as usize]);
+                Ok(TraceSpace::Param)
+            }
+            s => Err(self.fault(w, lane, FaultKind::Unsupported(format!("memory access to state space {s:?}")))),
+        }
+    }
+
+    fn trace(&mut self, space: TraceSpace, write: bool, atomic: bool, size: u32, mask: u32) {
+        let t = &mut *self.env.trace;
+        t.space = space;
+        t.write = write;
+        t.atomic = atomic;
+        t.size = size;
+        t.mask = mask;
+    }
+}
+
+/// The registers of a destination or source that may be a vector.
+fn elems(o: &Opnd) -> &[Opnd] {
+    match o {
+        Opnd::Vec(v) => v,
+        other => std::slice::from_ref(other),
+    }
+}
+
+/// Executes the warp's next instruction.
+pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
+    let pc = w.pc();
+    env.trace.space = TraceSpace::None;
+    env.trace.mask = 0;
+    let k = env.k;
+    let mut c = Ctx { env, pc };
+    let Some(inst) = k.prog.insts.get(pc as usize) else {
+        c.pc = (k.prog.insts.len() as u32).saturating_sub(1);
+        let lane = (w.active().trailing_zeros() as usize).min(31);
+        return Err(c.fault(w, lane, FaultKind::Unsupported(format!("control reached pc {pc} outside the program"))));
+    };
+    w.issued += 1;
+    let active = w.active();
+    let exec = match inst.guard {
+        None => active,
+        Some(g) => lanes(active).filter(|&l| (w.reg(g.reg, l) != 0) != g.neg).fold(0, |m, l| m | 1 << l),
+    };
+    let lane0 = (exec.trailing_zeros() as usize).min(31);
+    let op = inst.op;
+    // Control instructions move the pc themselves; everything else advances by one.
+    let (r, advance) = if eval::is_alu(op) {
+        alu(w, &mut c, inst, exec)?;
+        (Step::Continue, true)
+    } else {
+        match op {
+            Op::Mov => (mov(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::Ld | Op::Ldu => (load(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::St => (store(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::Atom(a) | Op::Red(a) => (atomic(w, &mut c, inst, a, exec).map(|_| Step::Continue)?, true),
+            Op::Bra => (branch(w, &c, inst, active, exec)?, false),
+            Op::BrxIdx => (branch_indexed(w, &c, inst, active, exec)?, false),
+            Op::Call => (call(w, &mut c, inst, exec)?, false),
+            Op::Ret | Op::Exit => (finish(w, inst, exec), false),
+            Op::Trap => return Err(c.fault(w, lane0, FaultKind::Trap)),
+            Op::Bar(b) => (barrier(w, &c, inst, b, active, exec)?, true),
+            Op::BarrierCluster(b) => (if b == ClusterBarOp::Arrive { Step::ClusterArrive } else { Step::ClusterWait }, true),
+            Op::Shfl(mode) => (shfl(w, &c, inst, mode, exec).map(|_| Step::Continue)?, true),
+            Op::Vote(mode) => (vote(w, &c, inst, mode, exec).map(|_| Step::Continue)?, true),
+            Op::Match(all) => (match_sync(w, &c, inst, all, exec).map(|_| Step::Continue)?, true),
+            Op::Redux(r) => (redux(w, &c, inst, r, exec).map(|_| Step::Continue)?, true),
+            Op::Activemask => {
+                for l in lanes(exec) {
+                    c.write_dst(w, &inst.ops[0], l, active as u64, 0);
+                }
+                (Step::Continue, true)
+            }
+            Op::Elect => {
+                let leader = exec.trailing_zeros() as u64;
+                for l in lanes(exec) {
+                    c.write_dst(w, &inst.ops[0], l, leader, (l as u64 == leader) as u64);
+                }
+                (Step::Continue, true)
+            }
+            Op::Cvta | Op::Isspacep | Op::Mapa | Op::Getctarank => (address_op(w, &c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::BarWarpSync
+            | Op::Membar
+            | Op::Fence
+            | Op::Prefetch
+            | Op::Nanosleep
+            | Op::Pmevent
+            | Op::Brkpt
+            | Op::Griddepcontrol
+            | Op::Setmaxnreg => (Step::Continue, true),
+            _ => {
+                return Err(c.fault(
+                    w,
+                    lane0,
+                    FaultKind::Unsupported(format!("`{}` is not executed by this simulator yet", warpsim_isa::decode::op_name(op))),
+                ))
+            }
+        }
+    };
+    if advance {
+        w.jump(pc + 1);
+    }
+    settle(w, &mut c);
+    Ok(match r {
+        Step::Exited { lanes, .. } => Step::Exited { lanes, done: w.stack.is_empty() || (w.exited | !w.valid) == u32::MAX },
+        other => other,
+    })
+}
+
+/// Pops finished SIMT entries, completing returns from calls.
+fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
+    let k = c.env.k;
+    w.settle(|w, frame| {
+        // Copy return values from the callee's formals to the caller's return slots.
+        let callee = &k.prog.funcs[frame.func as usize];
+        let mask = w.active();
+        for (i, &ret) in frame.ret_syms.iter().enumerate() {
+            let Some(&formal) = callee.rets.get(i) else { break };
+            let fs = &k.prog.symbols[formal as usize];
+            let src = w.frame_base + k.sym_addr[formal as usize];
+            let dst = frame.caller_base + k.sym_addr[ret as usize];
+            let n = fs.size as usize;
+            for l in lanes(mask) {
+                let lm = &mut w.local[l];
+                if src as usize + n <= lm.len() && dst as usize + n <= lm.len() {
+                    lm.copy_within(src as usize..src as usize + n, dst as usize);
+                }
+            }
+        }
+        if let Some(saved) = frame.saved_regs {
+            let (a, b) = callee.regs;
+            w.regs[a as usize * 32..b as usize * 32].copy_from_slice(&saved);
+        }
+        w.frame_base = frame.caller_base;
+    });
+}
+
+fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    let src = inst.src();
+    let cc = inst.m.has(flag::CC) || matches!(inst.op, Op::Addc | Op::Subc | Op::Madc);
+    for l in lanes(exec) {
+        let mut s = [0u64; 4];
+        for (i, o) in src.iter().take(4).enumerate() {
+            s[i] = c.read(w, o, l);
+        }
+        let out = eval::eval(inst, &s, (w.carry >> l) & 1 == 1).map_err(|e| c.unsupported(w, l, e))?;
+        if let Some(d) = inst.ops.first() {
+            c.write_dst(w, d, l, out.v, out.v2);
+        }
+        if cc {
+            w.carry = (w.carry & !(1 << l)) | ((out.carry as u32) << l);
+        }
+    }
+    Ok(())
+}
+
+fn mov(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    let (Some(d), Some(s)) = (inst.ops.first(), inst.ops.get(1)) else { return Ok(()) };
+    let bits = inst.m.ty().bits().min(64);
+    match (d, s) {
+        (Opnd::Vec(parts), _) => {
+            // Unpack: low part into the first register.
+            let n = parts.len() as u32;
+            let w_part = bits / n.max(1);
+            for l in lanes(exec) {
+                let v = c.read(w, s, l);
+                for (i, p) in parts.iter().enumerate() {
+                    if let Opnd::Reg(r) = p {
+                        let part = if w_part >= 64 { v } else { (v >> (w_part * i as u32)) & ((1u64 << w_part) - 1) };
+                        c.write_reg(w, *r, l, part);
+                    }
+                }
+            }
+        }
+        (_, Opnd::Vec(parts)) => {
+            let n = parts.len() as u32;
+            let w_part = bits / n.max(1);
+            for l in lanes(exec) {
+                let mut v = 0u64;
+                for (i, p) in parts.iter().enumerate() {
+                    let part = c.read(w, p, l) & if w_part >= 64 { u64::MAX } else { (1u64 << w_part) - 1 };
+                    v |= part << (w_part * i as u32);
+                }
+                c.write_dst(w, d, l, v, 0);
+            }
+        }
+        _ => {
+            for l in lanes(exec) {
+                let v = c.read(w, s, l);
+                c.write_dst(w, d, l, v, 0);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Element type, element bytes and vector width of a memory instruction.
+fn mem_shape(inst: &Inst) -> (Ty, usize, usize) {
+    let ty = inst.m.ty();
+    (ty, ty.bytes() as usize, inst.m.vec.max(1) as usize)
+}
+
+fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    let (ty, n, v) = mem_shape(inst);
+    let space = inst.m.space();
+    let dsts = elems(&inst.ops[0]);
+    let mut buf = [0u8; 64];
+    let mut tspace = TraceSpace::None;
+    for l in lanes(exec) {
+        let (addr, sp) = c.address(w, &inst.ops[1], space, l);
+        c.env.trace.addr[l] = addr;
+        tspace = c.access(w, sp, addr, &mut buf[..n * v], false, l)?;
+        for (i, d) in dsts.iter().enumerate().take(v) {
+            let mut b8 = [0u8; 8];
+            b8[..n.min(8)].copy_from_slice(&buf[i * n..i * n + n.min(8)]);
+            let raw = u64::from_le_bytes(b8);
+            let val = if ty.is_signed() { ty.extend(raw) } else { raw };
+            c.write_dst(w, d, l, val, 0);
+        }
+    }
+    c.trace(tspace, false, false, (n * v) as u32, exec);
+    Ok(())
+}
+
+fn store(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    let (_, n, v) = mem_shape(inst);
+    let space = inst.m.space();
+    let srcs = elems(&inst.ops[1]);
+    let mut buf = [0u8; 64];
+    let mut tspace = TraceSpace::None;
+    for l in lanes(exec) {
+        let (addr, sp) = c.address(w, &inst.ops[0], space, l);
+        c.env.trace.addr[l] = addr;
+        for (i, s) in srcs.iter().enumerate().take(v) {
+            let val = c.read(w, s, l);
+            buf[i * n..i * n + n.min(8)].copy_from_slice(&val.to_le_bytes()[..n.min(8)]);
+        }
+        tspace = c.access(w, sp, addr, &mut buf[..n * v], true, l)?;
+    }
+    c.trace(tspace, true, false, (n * v) as u32, exec);
+    Ok(())
+}
+
+fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) -> Result<(), Fault> {
+    let (ty, n, _) = mem_shape(inst);
+    let is_red = matches!(inst.op, Op::Red(_));
+    let (addr_op, first_src) = if is_red { (0, 1) } else { (1, 2) };
+    let space = inst.m.space();
+    let mut tspace = TraceSpace::None;
+    // Lanes are serialized in lane order (the hardware order is unspecified; this one is fixed).
+    for l in lanes(exec) {
+        let (addr, sp) = c.address(w, &inst.ops[addr_op], space, l);
+        c.env.trace.addr[l] = addr;
+        let b = inst.ops.get(first_src).map_or(0, |o| c.read(w, o, l));
+        let cval = inst.ops.get(first_src + 1).map_or(0, |o| c.read(w, o, l));
+        let mut buf = [0u8; 8];
+        c.access(w, sp, addr, &mut buf[..n], false, l)?;
+        let old = u64::from_le_bytes(buf);
+        let new = eval::atom(a, ty, old, b, cval, inst.m.has(flag::NOFTZ)).map_err(|e| c.unsupported(w, l, e))?;
+        tspace = c.access(w, sp, addr, &mut new.to_le_bytes()[..n], true, l)?;
+        if !is_red {
+            let old = if ty.is_signed() { ty.extend(old) } else { old };
+            c.write_dst(w, &inst.ops[0], l, old, 0);
+        }
+    }
+    c.trace(tspace, true, true, n as u32, exec);
+    Ok(())
+}
+
+fn branch(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, active: u32, taken: u32) -> Result<Step, Fault> {
+    let Some(Opnd::Label(target)) = inst.ops.first() else {
+        return Err(c.fault(w, 0, FaultKind::Unsupported("`bra` without a label target".into())));
+    };
+    let pc = c.pc;
+    if taken == active {
+        w.jump(*target);
+    } else if taken == 0 {
+        w.jump(pc + 1);
+    } else {
+        w.diverge(taken, *target, pc + 1, c.env.k.prog.reconv[pc as usize]);
+    }
+    Ok(Step::Continue)
+}
+
+fn branch_indexed(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, active: u32, exec: u32) -> Result<Step, Fault> {
+    let table = match inst.ops.get(1) {
+        Some(Opnd::Table(t)) => &c.env.k.prog.tables[*t as usize],
+        _ => return Err(c.fault(w, 0, FaultKind::Unsupported("`brx.idx` without a target table".into()))),
+    };
+    let pc = c.pc;
+    if exec != active {
+        return Err(c.fault(w, 0, FaultKind::Unsupported("predicated `brx.idx`".into())));
+    }
+    let mut target_of = [0u32; 32];
+    for l in lanes(exec) {
+        let i = c.read(w, &inst.ops[0], l) as usize;
+        target_of[l] = *table.get(i).ok_or_else(|| {
+            c.fault(w, l, FaultKind::Unsupported(format!("`brx.idx` index {i} beyond its {}-entry table", table.len())))
+        })?;
+    }
+    let first = target_of[exec.trailing_zeros() as usize];
+    let same: u32 = lanes(exec).filter(|&l| target_of[l] == first).fold(0, |m, l| m | 1 << l);
+    if same == exec {
+        w.jump(first);
+    } else {
+        // Peel off the lanes going to `first`; the rest re-execute the brx.
+        w.diverge(same, first, pc, c.env.k.prog.reconv[pc as usize]);
+    }
+    Ok(Step::Continue)
+}
+
+fn call(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<Step, Fault> {
+    let k = c.env.k;
+    let pc = c.pc;
+    let (rets, rest) = match inst.ops.first() {
+        Some(Opnd::List(r)) => (r.as_slice(), &inst.ops[1..]),
+        _ => (&[][..], &inst.ops[..]),
+    };
+    let args: &[Opnd] = match rest.get(1) {
+        Some(Opnd::List(a)) => a,
+        _ => &[],
+    };
+    let lane0 = exec.trailing_zeros() as usize;
+    if exec == 0 {
+        w.jump(pc + 1);
+        return Ok(Step::Continue);
+    }
+    let func_of = |v: u64| -> Option<u32> {
+        let f = v.checked_sub(memory::FUNC_BASE)? / 16;
+        (f < k.prog.funcs.len() as u64).then_some(f as u32)
+    };
+    let mut target = [0u32; 32];
+    for l in lanes(exec) {
+        target[l] = match rest.first() {
+            Some(Opnd::Func(f)) => *f,
+            Some(o) => func_of(c.read(w, o, l))
+                .ok_or_else(|| c.fault(w, l, FaultKind::Unsupported(format!("indirect call to {:#x}, not a function", c.read(w, o, l)))))?,
+            None => return Err(c.fault(w, l, FaultKind::Unsupported("`call` without a target".into()))),
+        };
+    }
+    let f = target[lane0];
+    let same: u32 = lanes(exec).filter(|&l| target[l] == f).fold(0, |m, l| m | 1 << l);
+    if same != exec {
+        w.diverge(same, pc, pc, pc + 1);
+        return Ok(Step::Continue);
+    }
+    let callee = &k.prog.funcs[f as usize];
+    if callee.extern_decl {
+        // External functions: `vprintf` prints nothing here and returns 0; anything else is unknown.
+        if callee.name != "vprintf" {
+            return Err(c.fault(w, lane0, FaultKind::Unsupported(format!("call to external function `{}`", callee.name))));
+        }
+        for r in rets {
+            if let Opnd::SymAddr(s, _) = r {
+                let a = c.sym_addr(w, *s);
+                for l in lanes(exec) {
+                    let mut z = [0u8; 4];
+                    c.access(w, Space::Local, a, &mut z, true, l)?;
+                }
+            }
+        }
+        w.jump(pc + 1);
+        return Ok(Step::Continue);
+    }
+    let caller = k.prog.func_of(pc);
+    let caller_size = k.prog.funcs[caller as usize].frame_size;
+    let base = (w.frame_base + caller_size).div_ceil(16) * 16;
+    let need = base + callee.frame_size;
+    if need > k.local_limit {
+        return Err(c.fault(w, lane0, FaultKind::StackOverflow { bytes: need }));
+    }
+    w.ensure_local(need);
+    // Arguments: caller `.param` slots → callee formals.
+    for (i, a) in args.iter().enumerate() {
+        let Some(&formal) = callee.params.get(i) else { break };
+        let fsym = &k.prog.symbols[formal as usize];
+        let dst = base + k.sym_addr[formal as usize];
+        let n = fsym.size as usize;
+        for l in lanes(exec) {
+            match a {
+                Opnd::SymAddr(s, _) if k.prog.symbols[*s as usize].kind == SymKind::Frame => {
+                    let src = (w.frame_base + k.sym_addr[*s as usize]) as usize;
+                    let lm = &mut w.local[l];
+                    if src + n <= lm.len() {
+                        lm.copy_within(src..src + n, dst as usize);
+                    }
+                }
+                other => {
+                    let v = c.read(w, other, l);
+                    let lm = &mut w.local[l];
+                    lm[dst as usize..dst as usize + n.min(8)].copy_from_slice(&v.to_le_bytes()[..n.min(8)]);
+                }
+            }
+        }
+    }
+    let recursive = caller == f || w.calls.iter().any(|fr| fr.func == f);
+    let saved_regs = recursive.then(|| w.regs[callee.regs.0 as usize * 32..callee.regs.1 as usize * 32].to_vec());
+    let ret_syms = rets.iter().filter_map(|r| if let Opnd::SymAddr(s, _) = r { Some(*s) } else { None }).collect();
+    w.jump(pc + 1);
+    let depth = w.stack.len();
+    w.calls.push(CallFrame { func: f, depth, caller_base: w.frame_base, ret_syms, saved_regs });
+    w.stack.push(SimtEntry { pc: callee.start, rpc: RECONV_EXIT, mask: exec });
+    w.frame_base = base;
+    Ok(Step::Continue)
+}
+
+/// `ret` / `exit`: lanes leave the current function (or the kernel). Lanes that do not execute
+/// (guard false) continue after the instruction.
+fn finish(w: &mut Warp, inst: &Inst, exec: u32) -> Step {
+    let pc = w.pc();
+    let depth = if inst.op == Op::Ret { w.calls.last().map_or(0, |f| f.depth) } else { 0 };
+    w.jump(pc + 1);
+    for e in &mut w.stack[depth..] {
+        e.mask &= !exec;
+    }
+    if depth == 0 && exec != 0 {
+        w.exited |= exec;
+        return Step::Exited { lanes: exec, done: false };
+    }
+    Step::Continue
+}
+
+fn barrier(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, b: BarOp, active: u32, exec: u32) -> Result<Step, Fault> {
+    let red = matches!(b, BarOp::RedPopc | BarOp::RedAnd | BarOp::RedOr);
+    // Operands: [d,] a [, b] [, {!}c]
+    let srcs = if red { &inst.ops[1..] } else { &inst.ops[..] };
+    let lane0 = active.trailing_zeros() as usize;
+    let id = srcs.first().map_or(0, |o| c.read(w, o, lane0)) as u32;
+    if id >= 16 {
+        return Err(c.fault(w, lane0, FaultKind::Unsupported(format!("barrier id {id} is beyond the 16 named barriers"))));
+    }
+    let (count_op, pred_op) = if red {
+        match srcs.len() {
+            3 => (srcs.get(1), srcs.get(2)),
+            _ => (None, srcs.get(1)),
+        }
+    } else {
+        (srcs.get(1), None)
+    };
+    let count = count_op.map(|o| c.read(w, o, lane0) as u32);
+    let red_contrib = pred_op.map(|p| {
+        let t = lanes(exec).filter(|&l| c.read(w, p, l) != 0).count() as u32;
+        (b, t, exec.count_ones())
+    });
+    if red {
+        if let Some(Opnd::Reg(d)) = inst.ops.first() {
+            w.pending_red = Some((*d, b));
+        }
+    }
+    Ok(Step::Barrier(Arrival {
+        id,
+        count,
+        blocking: b != BarOp::Arrive,
+        threads: (w.valid & !w.exited).count_ones(),
+        red: red_contrib,
+        warp: w.slot,
+    }))
+}
+
+fn shfl(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, mode: ShflMode, exec: u32) -> Result<(), Fault> {
+    // shfl.sync.mode.b32 d[|p], a, b, c, membermask
+    let (a, b, cc) = (&inst.ops[1], &inst.ops[2], &inst.ops[3]);
+    let mut vals = [0u64; 32];
+    for (l, v) in vals.iter_mut().enumerate() {
+        *v = c.read(w, a, l);
+    }
+    let mut res = [(0u64, 0u64); 32];
+    for l in lanes(exec) {
+        let bval = (c.read(w, b, l) & 0x1F) as i32;
+        let cv = c.read(w, cc, l);
+        let cval = (cv & 0x1F) as i32;
+        let segmask = ((cv >> 8) & 0x1F) as i32;
+        let lane = l as i32;
+        let max_lane = (lane & segmask) | (cval & !segmask);
+        let min_lane = lane & segmask;
+        let (j, ok) = match mode {
+            ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+            ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+            ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+            ShflMode::Idx => {
+                let j = min_lane | (bval & !segmask);
+                (j, j <= max_lane)
+            }
+        };
+        let j = if ok && (0..32).contains(&j) { j as usize } else { l };
+        res[l] = (vals[j], ok as u64);
+    }
+    for l in lanes(exec) {
+        c.write_dst(w, &inst.ops[0], l, res[l].0, res[l].1);
+    }
+    Ok(())
+}
+
+fn vote(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, mode: VoteMode, exec: u32) -> Result<(), Fault> {
+    let p = &inst.ops[1];
+    let ballot: u32 = lanes(exec).filter(|&l| c.read(w, p, l) != 0).fold(0, |m, l| m | 1 << l);
+    let v = match mode {
+        VoteMode::All => (ballot == exec) as u64,
+        VoteMode::Any => (ballot != 0) as u64,
+        VoteMode::Uni => (ballot == 0 || ballot == exec) as u64,
+        VoteMode::Ballot => ballot as u64,
+    };
+    for l in lanes(exec) {
+        c.write_dst(w, &inst.ops[0], l, v, 0);
+    }
+    Ok(())
+}
+
+fn match_sync(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, all: bool, exec: u32) -> Result<(), Fault> {
+    let a = &inst.ops[1];
+    let mut vals = [0u64; 32];
+    for l in lanes(exec) {
+        vals[l] = c.read(w, a, l);
+    }
+    let first = vals[exec.trailing_zeros() as usize & 31];
+    let all_same = lanes(exec).all(|l| vals[l] == first);
+    for l in lanes(exec) {
+        let (d, p) = if all {
+            (if all_same { exec as u64 } else { 0 }, all_same as u64)
+        } else {
+            (lanes(exec).filter(|&m| vals[m] == vals[l]).fold(0u64, |acc, m| acc | 1 << m), 0)
+        };
+        c.write_dst(w, &inst.ops[0], l, d, p);
+    }
+    Ok(())
+}
+
+fn redux(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, r: AtomOp, exec: u32) -> Result<(), Fault> {
+    let ty = inst.m.ty();
+    let a = &inst.ops[1];
+    let mut acc: Option<u64> = None;
+    for l in lanes(exec) {
+        let v = c.read(w, a, l) & 0xFFFF_FFFF;
+        acc = Some(match acc {
+            None => v,
+            Some(x) => match r {
+                AtomOp::Add => (x + v) & 0xFFFF_FFFF,
+                AtomOp::And => x & v,
+                AtomOp::Or => x | v,
+                AtomOp::Xor => x ^ v,
+                AtomOp::Min | AtomOp::Max => warpsim_isa::int::minmax(ty, r == AtomOp::Max, x, v, false),
+                _ => return Err(c.fault(w, l, FaultKind::Unsupported(format!("redux operation {r:?}")))),
+            },
+        });
+    }
+    for l in lanes(exec) {
+        c.write_dst(w, &inst.ops[0], l, acc.unwrap_or(0), 0);
+    }
+    Ok(())
+}
+
+fn address_op(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    let sp = inst.m.space();
+    let to = inst.m.has(flag::TO);
+    let me_rank = c.env.ctas[c.env.me].rank as u64;
+    let window = |s: Space| match s {
+        Space::Shared | Space::SharedCluster => Some(memory::SHARED_WINDOW),
+        Space::Local => Some(memory::LOCAL_WINDOW),
+        Space::Param => Some(memory::PARAM_WINDOW),
+        _ => None,
+    };
+    for l in lanes(exec) {
+        let a = c.read(w, &inst.ops[1], l);
+        let v = match inst.op {
+            Op::Cvta => match window(sp) {
+                Some(base) if to => a.wrapping_sub(base),
+                Some(base) => base.wrapping_add(a),
+                None => a,
+            },
+            Op::Isspacep => {
+                let win = window_of(a);
+                (match sp {
+                    Space::Global => win == Window::Global,
+                    Space::Shared | Space::SharedCluster => win == Window::Shared,
+                    Space::Local => win == Window::Local,
+                    Space::Param => win == Window::Param,
+                    Space::Const => win == Window::Global,
+                    _ => false,
+                }) as u64
+            }
+            Op::Mapa => {
+                let rank = c.read(w, &inst.ops[2], l);
+                let generic = sp == Space::Generic;
+                let off = if generic { a.wrapping_sub(memory::SHARED_WINDOW) } else { a } & ((1 << CLUSTER_RANK_SHIFT) - 1);
+                let cl = ((rank + 1) << CLUSTER_RANK_SHIFT) | off;
+                if generic {
+                    memory::SHARED_WINDOW + cl
+                } else {
+                    cl
+                }
+            }
+            _ => {
+                // getctarank
+                let off = if sp == Space::Generic { a.wrapping_sub(memory::SHARED_WINDOW) } else { a };
+                match off >> CLUSTER_RANK_SHIFT {
+                    0 => me_rank,
+                    r => r - 1,
+                }
+            }
+        };
+        c.write_dst(w, &inst.ops[0], l, v, 0);
+    }
+    Ok(())
+}

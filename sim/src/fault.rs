@@ -1,0 +1,95 @@
+//! Faults: what went wrong in a simulated kernel, reported like compute-sanitizer does.
+//!
+//! A fault names the kernel, the CTA and thread, the PTX position (and CUDA source line when
+//! `.loc` information exists), and the specifics: the address and the nearest allocation for a
+//! bad access, every waiting warp for a deadlock. Faults are values; the simulator never panics
+//! on a bad program.
+
+use std::fmt;
+
+/// What a waiting warp waits for (deadlock reports).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiter {
+    pub cta: [u32; 3],
+    pub warp: u32,
+    pub pc_line: String,
+    pub what: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultKind {
+    /// An access outside every allocation / the shared or local segment.
+    OutOfBounds { space: &'static str, write: bool, addr: u64, size: u32, detail: String },
+    Misaligned { space: &'static str, addr: u64, size: u32 },
+    /// `trap` or a failed `assert`.
+    Trap,
+    /// An instruction the simulator does not execute (or not on this architecture).
+    Unsupported(String),
+    /// No warp can make progress.
+    Deadlock(Vec<Waiter>),
+    /// A local-memory frame grew beyond the per-thread limit.
+    StackOverflow { bytes: u64 },
+    /// The launch itself is invalid (block too large, shared memory over the limit …).
+    BadLaunch(String),
+    /// The simulation exceeded its instruction budget (a runaway loop).
+    Watchdog { instructions: u64 },
+}
+
+/// A fault in a running kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub kernel: String,
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    /// PTX position and source line of the faulting instruction.
+    pub location: String,
+    pub kind: FaultKind,
+}
+
+impl Fault {
+    /// A fault not tied to one thread (launch errors, deadlocks).
+    pub fn global(kernel: &str, kind: FaultKind) -> Fault {
+        Fault { kernel: kernel.to_string(), cta: [0; 3], thread: [0; 3], location: String::new(), kind }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let who = format!(
+            "kernel `{}`, CTA ({},{},{}), thread ({},{},{})",
+            self.kernel, self.cta[0], self.cta[1], self.cta[2], self.thread[0], self.thread[1], self.thread[2]
+        );
+        match &self.kind {
+            FaultKind::OutOfBounds { space, write, addr, size, detail } => write!(
+                f,
+                "{who}: out-of-bounds {space} {} of {size} bytes at {addr:#x} ({}){}{detail}",
+                if *write { "write" } else { "read" },
+                self.location,
+                if detail.is_empty() { "" } else { "; " }
+            ),
+            FaultKind::Misaligned { space, addr, size } => {
+                write!(f, "{who}: misaligned {space} access of {size} bytes at {addr:#x} ({})", self.location)
+            }
+            FaultKind::Trap => write!(f, "{who}: trap ({})", self.location),
+            FaultKind::Unsupported(what) => write!(f, "{who}: {what} ({})", self.location),
+            FaultKind::StackOverflow { bytes } => {
+                write!(f, "{who}: local-memory stack overflow ({bytes} bytes per thread) ({})", self.location)
+            }
+            FaultKind::BadLaunch(msg) => write!(f, "kernel `{}`: invalid launch: {msg}", self.kernel),
+            FaultKind::Watchdog { instructions } => write!(
+                f,
+                "kernel `{}`: stopped after {instructions} warp instructions without finishing (runaway loop?)",
+                self.kernel
+            ),
+            FaultKind::Deadlock(waiters) => {
+                writeln!(f, "kernel `{}`: deadlock: no warp can make progress; {} waiting:", self.kernel, waiters.len())?;
+                for w in waiters {
+                    writeln!(f, "  CTA ({},{},{}) warp {} at {}: {}", w.cta[0], w.cta[1], w.cta[2], w.warp, w.pc_line, w.what)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Fault {}

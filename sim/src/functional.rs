@@ -1,0 +1,221 @@
+//! Functional execution of a whole grid, without timing.
+//!
+//! CTAs run cluster by cluster (a cluster's CTAs together, so distributed shared memory and
+//! cluster barriers work); within a cluster, warps take turns in a fixed round-robin order with
+//! a quantum of instructions, so the result is deterministic. Barriers block warps until their
+//! phase completes; when no warp can move, the run stops with a deadlock fault that lists every
+//! waiting warp and what it waits for. CTAs of different clusters never run concurrently here,
+//! so kernels that spin on flags set by other CTAs (inter-block locks) only work in the timing
+//! model, which runs all resident CTAs together.
+
+use warpsim_isa::inst::BarOp;
+
+use crate::cta::{CtaShared, Release};
+use crate::exec::{step, Env, MemTrace, Step};
+use crate::fault::{Fault, FaultKind, Waiter};
+use crate::kernel::Kernel;
+use crate::memory::DeviceMemory;
+use crate::warp::{Warp, WarpState};
+
+/// What a functional run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FunctionalStats {
+    pub warp_instructions: u64,
+    pub ctas: u64,
+    pub warps: u64,
+}
+
+/// Instructions a warp runs before the next warp gets a turn.
+const QUANTUM: u32 = 64;
+
+/// Cluster-wide barrier state (`barrier.cluster.arrive/wait`).
+#[derive(Default)]
+struct ClusterBar {
+    phase: u32,
+    arrived: u32,
+}
+
+/// Writes a `bar.red` result into the released warps and marks them ready.
+fn release(warps: &mut [Warp], k: &Kernel, r: Release) {
+    for slot in r.warps {
+        let w = &mut warps[slot as usize];
+        w.state = WarpState::Ready;
+        if let Some((reg, kind)) = w.pending_red.take() {
+            let v = match kind {
+                BarOp::RedPopc => r.popc as u64,
+                BarOp::RedAnd => r.all as u64,
+                _ => r.any as u64,
+            };
+            let ty = k.prog.regs[reg as usize].ty;
+            let active = w.active();
+            for l in 0..32 {
+                if active >> l & 1 == 1 {
+                    w.set_reg(reg, l, v & ty.mask());
+                }
+            }
+        }
+    }
+}
+
+/// Runs every CTA of the kernel to completion.
+pub fn run(k: &Kernel, mem: &mut DeviceMemory, max_warp_insts: u64) -> Result<FunctionalStats, Fault> {
+    let d = k.dims;
+    let mut stats = FunctionalStats::default();
+    let [cx, cy, cz] = d.cluster;
+    let clusters = [d.grid[0] / cx, d.grid[1] / cy, d.grid[2] / cz];
+    let threads = d.threads_per_cta();
+    let mut trace = MemTrace::default();
+    let frame0 = k.prog.funcs.first().map_or(0, |f| f.frame_size);
+    for kz in 0..clusters[2] {
+        for ky in 0..clusters[1] {
+            for kx in 0..clusters[0] {
+                // The cluster's CTAs, by rank (x fastest).
+                let mut ctas = Vec::new();
+                let mut warps: Vec<Vec<Warp>> = Vec::new();
+                for rz in 0..cz {
+                    for ry in 0..cy {
+                        for rx in 0..cx {
+                            let id = [kx * cx + rx, ky * cy + ry, kz * cz + rz];
+                            let linear = id[0] as u64 + d.grid[0] as u64 * (id[1] as u64 + d.grid[1] as u64 * id[2] as u64);
+                            let rank = rx + cx * (ry + cy * rz);
+                            ctas.push(CtaShared::new(id, linear, k.smem_bytes, rank, (linear % k.nsm as u64) as u32, threads));
+                            let ws: Vec<Warp> = (0..d.warps_per_cta())
+                                .map(|s| {
+                                    let mut w = Warp::new(s, threads, &k.prog);
+                                    if frame0 > 0 {
+                                        w.ensure_local(frame0);
+                                    }
+                                    w
+                                })
+                                .collect();
+                            warps.push(ws);
+                        }
+                    }
+                }
+                stats.ctas += ctas.len() as u64;
+                stats.warps += warps.iter().map(|w| w.len() as u64).sum::<u64>();
+                run_cluster(k, mem, &mut ctas, &mut warps, &mut trace, &mut stats, max_warp_insts)?;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn run_cluster(
+    k: &Kernel,
+    mem: &mut DeviceMemory,
+    ctas: &mut [CtaShared],
+    warps: &mut [Vec<Warp>],
+    trace: &mut MemTrace,
+    stats: &mut FunctionalStats,
+    max_warp_insts: u64,
+) -> Result<(), Fault> {
+    let mut cbar = ClusterBar::default();
+    let mut live_warps: u32 = warps.iter().map(|w| w.len() as u32).sum();
+    loop {
+        let mut progress = false;
+        let mut all_done = true;
+        for ci in 0..ctas.len() {
+            for wi in 0..warps[ci].len() {
+                if warps[ci][wi].state != WarpState::Ready {
+                    all_done &= warps[ci][wi].state == WarpState::Done;
+                    continue;
+                }
+                all_done = false;
+                for _ in 0..QUANTUM {
+                    let clock = stats.warp_instructions;
+                    let mut env = Env { k, gmem: mem, ctas, me: ci, clock, trace };
+                    let s = step(&mut warps[ci][wi], &mut env)?;
+                    stats.warp_instructions += 1;
+                    progress = true;
+                    if stats.warp_instructions > max_warp_insts {
+                        return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: max_warp_insts }));
+                    }
+                    match s {
+                        Step::Continue => {}
+                        Step::Barrier(a) => {
+                            if a.blocking {
+                                warps[ci][wi].state = WarpState::AtBarrier(a.id);
+                            }
+                            if let Some(r) = ctas[ci].arrive(a) {
+                                release(&mut warps[ci], k, r);
+                            }
+                            if a.blocking {
+                                break;
+                            }
+                        }
+                        Step::Exited { lanes, done } => {
+                            let w = &mut warps[ci][wi];
+                            ctas[ci].live_threads = ctas[ci].live_threads.saturating_sub((lanes & w.valid).count_ones());
+                            if done {
+                                w.state = WarpState::Done;
+                                live_warps -= 1;
+                                if cbar.arrived > 0 && cbar.arrived >= live_warps {
+                                    complete_cluster_phase(&mut cbar, warps);
+                                }
+                            }
+                            for id in 0..16 {
+                                if let Some(r) = ctas[ci].check(id) {
+                                    release(&mut warps[ci], k, r);
+                                }
+                            }
+                            if done {
+                                break;
+                            }
+                        }
+                        Step::ClusterArrive => {
+                            warps[ci][wi].cluster_phase = cbar.phase + 1;
+                            cbar.arrived += 1;
+                            if cbar.arrived >= live_warps {
+                                complete_cluster_phase(&mut cbar, warps);
+                            }
+                        }
+                        Step::ClusterWait => {
+                            if cbar.phase < warps[ci][wi].cluster_phase {
+                                warps[ci][wi].state = WarpState::AtClusterBarrier;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if all_done {
+            return Ok(());
+        }
+        if !progress {
+            return Err(deadlock(k, ctas, warps));
+        }
+    }
+}
+
+fn complete_cluster_phase(cbar: &mut ClusterBar, warps: &mut [Vec<Warp>]) {
+    cbar.phase += 1;
+    cbar.arrived = 0;
+    for w in warps.iter_mut().flatten() {
+        if w.state == WarpState::AtClusterBarrier {
+            w.state = WarpState::Ready;
+        }
+    }
+}
+
+fn deadlock(k: &Kernel, ctas: &[CtaShared], warps: &[Vec<Warp>]) -> Fault {
+    let mut waiters = Vec::new();
+    for (ci, ws) in warps.iter().enumerate() {
+        for w in ws {
+            let what = match w.state {
+                WarpState::AtBarrier(id) => {
+                    let b = &ctas[ci].bars[id as usize];
+                    let expected = b.count.unwrap_or(ctas[ci].live_threads);
+                    format!("barrier {id} ({} of {expected} threads arrived)", b.arrived)
+                }
+                WarpState::AtClusterBarrier => "barrier.cluster.wait".to_string(),
+                WarpState::Ready | WarpState::Done => continue,
+            };
+            // The instruction the warp waits at is the one before its current pc.
+            let pc = w.pc().saturating_sub(1);
+            waiters.push(Waiter { cta: ctas[ci].id, warp: w.slot, pc_line: k.prog.source_line(pc), what });
+        }
+    }
+    Fault::global(&k.prog.name, FaultKind::Deadlock(waiters))
+}

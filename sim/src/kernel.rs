@@ -1,0 +1,122 @@
+//! A kernel ready to run: the program, its launch shape, its parameter buffer and where every
+//! symbol lives. Immutable while the kernel runs, so SMs can share it across threads.
+
+use std::sync::Arc;
+
+use warpsim_isa::program::{Program, SymKind};
+
+use crate::fault::{Fault, FaultKind};
+use crate::memory::{DeviceMemory, FUNC_BASE};
+
+/// Grid, block and cluster dimensions and dynamic shared memory of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchDims {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Cluster shape in CTAs (1,1,1 when the kernel uses no clusters).
+    pub cluster: [u32; 3],
+    pub dynamic_smem: u32,
+}
+
+impl LaunchDims {
+    pub fn threads_per_cta(&self) -> u32 {
+        self.block.iter().product()
+    }
+    pub fn warps_per_cta(&self) -> u32 {
+        self.threads_per_cta().div_ceil(32)
+    }
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&x| x as u64).product()
+    }
+    pub fn cluster_size(&self) -> u32 {
+        self.cluster.iter().product()
+    }
+    /// 3-D index of a linear CTA id (x fastest).
+    pub fn cta_index(&self, linear: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.grid;
+        [(linear % gx as u64) as u32, ((linear / gx as u64) % gy as u64) as u32, (linear / (gx as u64 * gy as u64)) as u32]
+    }
+}
+
+/// A loaded kernel.
+pub struct Kernel {
+    pub prog: Arc<Program>,
+    pub dims: LaunchDims,
+    pub params: Vec<u8>,
+    /// Per symbol: device address (globals, constants), shared offset, parameter offset, frame
+    /// offset, or function pointer value, by the symbol's kind.
+    pub sym_addr: Vec<u64>,
+    /// Shared memory per CTA (static + dynamic).
+    pub smem_bytes: u32,
+    /// Number of SMs (for `%nsmid`, `%smid`).
+    pub nsm: u32,
+    /// Per-thread local memory limit in bytes.
+    pub local_limit: u64,
+}
+
+/// Places a program's globals and constants in device memory (with initial bytes and address
+/// relocations) and computes every symbol's address.
+pub fn load_symbols(prog: &Program, mem: &mut DeviceMemory) -> Vec<u64> {
+    let mut addr = vec![0u64; prog.symbols.len()];
+    for (i, s) in prog.symbols.iter().enumerate() {
+        addr[i] = match s.kind {
+            SymKind::Global | SymKind::Const => {
+                let a = mem.alloc(&s.name, s.size, s.align as u64);
+                mem.write(a, &s.init);
+                a
+            }
+            SymKind::Func => FUNC_BASE + s.offset * 16,
+            _ => s.offset,
+        };
+    }
+    for (i, s) in prog.symbols.iter().enumerate() {
+        for &(off, target, addend, _generic) in &s.relocs {
+            let v = addr[target as usize].wrapping_add(addend as u64);
+            let n = (s.ty.bytes() as usize).clamp(4, 8);
+            mem.write_uint(addr[i] + off, n, v);
+        }
+    }
+    addr
+}
+
+impl Kernel {
+    /// Validates the launch shape against the program and builds the kernel.
+    pub fn new(
+        prog: Arc<Program>,
+        dims: LaunchDims,
+        params: Vec<u8>,
+        sym_addr: Vec<u64>,
+        nsm: u32,
+    ) -> Result<Kernel, Fault> {
+        let bad = |msg: String| Err(Fault::global(&prog.name, FaultKind::BadLaunch(msg)));
+        if dims.grid.contains(&0) || dims.block.contains(&0) || dims.cluster.contains(&0) {
+            return bad(format!("zero dimension in grid {:?} / block {:?} / cluster {:?}", dims.grid, dims.block, dims.cluster));
+        }
+        if dims.threads_per_cta() > 1024 {
+            return bad(format!("{} threads per block exceed 1024", dims.threads_per_cta()));
+        }
+        for k in 0..3 {
+            if dims.grid[k] % dims.cluster[k] != 0 {
+                return bad(format!("grid {:?} is not a multiple of the cluster shape {:?}", dims.grid, dims.cluster));
+            }
+        }
+        if let Some(r) = prog.directives.reqntid {
+            if r != dims.block {
+                return bad(format!("block {:?} differs from the kernel's .reqntid {:?}", dims.block, r));
+            }
+        }
+        if let Some(m) = prog.directives.maxntid {
+            if dims.threads_per_cta() > m.iter().product::<u32>() {
+                return bad(format!("block {:?} exceeds the kernel's .maxntid {:?}", dims.block, m));
+            }
+        }
+        if (params.len() as u64) < prog.param_bytes {
+            return bad(format!("parameter buffer has {} bytes, the kernel takes {}", params.len(), prog.param_bytes));
+        }
+        let smem = prog.static_smem.div_ceil(16) * 16 + dims.dynamic_smem as u64;
+        let Ok(smem_bytes) = u32::try_from(smem) else {
+            return bad(format!("{smem} bytes of shared memory per block"));
+        };
+        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: 512 * 1024 })
+    }
+}

@@ -1,0 +1,115 @@
+//! End-to-end functional runs of NVRTC-generated PTX (sim/tests/ptx/basic.ptx, from the CUDA
+//! source in its comments' kernels: vadd, reduce_shfl, calls, diverge).
+
+use std::sync::Arc;
+
+use warpsim_sim::{FaultKind, Gpu, LaunchDims};
+
+fn program(name: &str) -> Arc<warpsim_isa::Program> {
+    let src = include_str!("ptx/basic.ptx");
+    let progs = warpsim_isa::load(src, "basic.ptx").unwrap();
+    Arc::new(progs.into_iter().find(|p| p.name == name).unwrap())
+}
+
+fn dims(grid: u32, block: u32) -> LaunchDims {
+    LaunchDims { grid: [grid, 1, 1], block: [block, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 }
+}
+
+fn params(vals: &[u64], sizes: &[usize]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for (v, &n) in vals.iter().zip(sizes) {
+        while p.len() % n != 0 {
+            p.push(0);
+        }
+        p.extend_from_slice(&v.to_le_bytes()[..n]);
+    }
+    p
+}
+
+#[test]
+fn vector_add_with_partial_block() {
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut g = Gpu::new(132);
+    let pa = g.upload("a", 4 * n as u64, &bytes(&a));
+    let pb = g.upload("b", 4 * n as u64, &bytes(&b));
+    let pc = g.upload("c", 4 * n as u64, &[]);
+    let st = g.run_functional(program("vadd"), dims(4, 256), params(&[pa, pb, pc, n as u64], &[8, 8, 8, 4])).unwrap();
+    assert_eq!(st.ctas, 4);
+    let c = g.download(pc, 4 * n as u64);
+    for i in 0..n {
+        let got = f32::from_le_bytes(c[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(got, a[i] + b[i], "element {i}");
+    }
+}
+
+#[test]
+fn shuffle_reduction_with_barrier_and_atomics() {
+    let n = 5000usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 1000 - 500).collect();
+    let mut g = Gpu::new(132);
+    let pin = g.upload("in", 4 * n as u64, &input.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+    let pout = g.upload("out", 4, &[]);
+    g.run_functional(program("reduce_shfl"), dims(20, 256), params(&[pin, pout, n as u64], &[8, 8, 4])).unwrap();
+    let got = i32::from_le_bytes(g.download(pout, 4).try_into().unwrap());
+    assert_eq!(got, input.iter().sum::<i32>());
+}
+
+fn fib(n: i32) -> i32 {
+    if n < 2 {
+        n
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+#[test]
+fn recursive_device_calls_under_divergence() {
+    let mut g = Gpu::new(132);
+    let pout = g.upload("out", 4 * 64, &[]);
+    g.run_functional(program("calls"), dims(1, 64), params(&[pout], &[8])).unwrap();
+    let out = g.download(pout, 4 * 64);
+    for t in 0..64 {
+        let want = if t & 1 == 1 { fib(t % 12) } else { -fib(t % 7) };
+        assert_eq!(i32::from_le_bytes(out[4 * t as usize..4 * t as usize + 4].try_into().unwrap()), want, "thread {t}");
+    }
+}
+
+#[test]
+fn divergent_loops_early_exit_and_barrier_count() {
+    let mut g = Gpu::new(132);
+    let pout = g.upload("out", 4 * 96, &[]);
+    g.run_functional(program("diverge"), dims(1, 96), params(&[pout], &[8])).unwrap();
+    let out = g.download(pout, 4 * 96);
+    // Threads with t % 3 == 0 return before the barrier; the rest count odd threads among themselves.
+    let odd_live = (0..96).filter(|t| t % 3 != 0 && t & 1 == 1).count() as i32;
+    for t in 0..96i32 {
+        let mut acc = 0;
+        for i in 0..t % 5 {
+            if i & 1 == 1 {
+                acc += i * t
+            } else {
+                acc -= t
+            }
+        }
+        let want = if t % 3 == 0 { acc } else { acc * 2 + odd_live };
+        assert_eq!(i32::from_le_bytes(out[4 * t as usize..4 * t as usize + 4].try_into().unwrap()), want, "thread {t}");
+    }
+}
+
+#[test]
+fn out_of_bounds_store_names_thread_and_line() {
+    let n = 1000usize;
+    let mut g = Gpu::new(132);
+    let pa = g.upload("a", 4 * n as u64, &[]);
+    let pb = g.upload("b", 4 * n as u64, &[]);
+    let pc = g.upload("c", 4 * 10, &[]);
+    let e = g.run_functional(program("vadd"), dims(4, 256), params(&[pa, pb, pc, n as u64], &[8, 8, 8, 4])).unwrap_err();
+    assert!(matches!(e.kind, FaultKind::OutOfBounds { write: true, .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("CTA (0,0,0), thread (10,0,0)"), "{msg}");
+    assert!(msg.contains("basic.ptx:") && msg.contains("k.cu:3)"), "{msg}");
+    assert!(msg.contains("nearest allocation `c`"), "{msg}");
+}
