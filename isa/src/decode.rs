@@ -9,7 +9,7 @@
 
 use crate::ast::Space;
 use crate::error::PtxError;
-use crate::inst::{flag, AtomOp, BarOp, Class, ClusterBarOp, CpOp, MatrixOp, MbarOp, Mods, Op, ShflMode, VoteMode};
+use crate::inst::{flag, AtomOp, BarOp, Class, ClusterBarOp, CpOp, MatrixOp, MbarOp, Mods, Op, ShflMode, VideoOp, VoteMode};
 use crate::lexer::Pos;
 use crate::types::*;
 
@@ -163,7 +163,9 @@ pub fn decode_op(opcode: &str, mods: &[(String, Pos)], file: &str, pos: Pos) -> 
         "st" => Op::St,
         "atom" => Op::Atom(atom_op(need(w.take(ATOM_OPS), "an operation such as `.add`")?)),
         "red" => Op::Red(atom_op(need(w.take(ATOM_OPS), "an operation such as `.add`")?)),
-        "prefetch" | "prefetchu" => {
+        // Cache management: `discard` (data becomes undefined, so keeping it is correct) and
+        // `applypriority` only steer L2 replacement; they are modelled as prefetch-class hints.
+        "prefetch" | "prefetchu" | "discard" | "applypriority" => {
             if w.take1("tensormap") {
                 m.spaces.push(Space::Param);
             }
@@ -320,8 +322,36 @@ pub fn decode_op(opcode: &str, mods: &[(String, Pos)], file: &str, pos: Pos) -> 
             w.take(&["b1024"]);
             Op::Tensormap
         }
-        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypeof" | "multimem" | "tcgen05" => {
-            return Err(err(file, pos, format!("unsupported instruction `{opcode}`: textures, surfaces, multimem and tcgen05 are not modelled")))
+        // Textures and surfaces parse (their modifiers are not checked) and fault when executed.
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypeof" => return Ok((Op::Texture, m)),
+        "multimem" | "tcgen05" => {
+            return Err(err(file, pos, format!("unsupported instruction `{opcode}`: multimem and tcgen05 (sm_100) are not modelled")))
+        }
+        "createpolicy" => {
+            w.take(&["fractional", "range"]);
+            Op::Createpolicy
+        }
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vadd4" | "vsub4"
+        | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" => {
+            let (name, lanes) = match opcode.strip_suffix('4') {
+                Some(n) => (n, 4),
+                None => match opcode.strip_suffix('2') {
+                    Some(n) => (n, 2),
+                    None => (opcode, 1),
+                },
+            };
+            m.num = lanes;
+            if w.take1("add") {
+                m.flags |= flag::VIDEO_ADD;
+            }
+            Op::Video(match name {
+                "vadd" => VideoOp::Add,
+                "vsub" => VideoOp::Sub,
+                "vabsdiff" => VideoOp::Absdiff,
+                "vmin" => VideoOp::Min,
+                "vmax" => VideoOp::Max,
+                _ => VideoOp::Avrg,
+            })
         }
         _ => return Err(err(file, pos, format!("unknown opcode `{opcode}`"))),
     };
@@ -403,6 +433,7 @@ const HINTS: &[&str] = &[
     "L1::evict_unchanged",
     "L1::evict_first",
     "L1::evict_last",
+    "L2::evict_unchanged",
     "L1::no_allocate",
     "L2::evict_normal",
     "L2::evict_first",
@@ -470,6 +501,13 @@ fn generic_mods(op: Op, w: &mut Words<'_>, m: &mut Mods, file: &str) -> Result<(
             "noreturn" => flag::NORETURN,
             "L2::cache_hint" => flag::CACHE_HINT,
             "noComplete" => flag::NOCOMPLETE,
+            "async" => flag::ASYNC,
+            "mbarrier::complete_tx::bytes" => flag::MBAR_TX,
+            "popc" if matches!(op, Op::Matrix(_)) => flag::POPC,
+            "and" | "xor" if matches!(op, Op::Matrix(_)) => {
+                m.bool_op = Some(if word == "and" { BoolOp::And } else { BoolOp::Xor });
+                0
+            }
             "split" => flag::SPLIT,
             "oob_nan" => flag::OOB_NAN,
             "and" | "or" | "xor" if matches!(op, Op::Setp | Op::Set | Op::Vote(_)) => {
@@ -688,6 +726,9 @@ pub fn op_name(op: Op) -> &'static str {
         Op::Setmaxnreg => "setmaxnreg",
         Op::Griddepcontrol => "griddepcontrol",
         Op::Tensormap => "tensormap.replace",
+        Op::Createpolicy => "createpolicy",
+        Op::Texture => "tex/surface",
+        Op::Video(_) => "video (vabsdiff4 …)",
     }
 }
 
@@ -716,6 +757,7 @@ pub fn dst_count(op: Op, m: &Mods) -> u8 {
         | Op::Griddepcontrol
         | Op::Tensormap
         | Op::Cp(_) => 0,
+        Op::Texture => 1,
         Op::Mbarrier(MbarOp::Init | MbarOp::ExpectTx | MbarOp::CompleteTx | MbarOp::Inval) => 0,
         Op::Matrix(MatrixOp::WmmaStore | MatrixOp::Stmatrix | MatrixOp::WgmmaFence | MatrixOp::WgmmaCommit | MatrixOp::WgmmaWait) => 0,
         Op::Shfl(_) | Op::Elect => 1,
@@ -775,7 +817,9 @@ pub fn class_of(op: Op, m: &Mods) -> Class {
         },
         Op::Atom(_) | Op::Red(_) => Class::Atomic,
         Op::Prefetch | Op::Alloca | Op::Stackrestore | Op::Nanosleep | Op::Pmevent | Op::Trap | Op::Brkpt | Op::Setmaxnreg
-        | Op::Griddepcontrol | Op::Tensormap => Class::Misc,
+        | Op::Griddepcontrol | Op::Tensormap | Op::Createpolicy => Class::Misc,
+        Op::Texture => Class::LoadGlobal,
+        Op::Video(_) => Class::IntArith,
         Op::Bra | Op::BrxIdx | Op::Call | Op::Ret | Op::Exit => Class::Control,
         Op::Bar(_) | Op::BarrierCluster(_) | Op::Membar | Op::Fence | Op::Mbarrier(_) => Class::Barrier,
         Op::BarWarpSync | Op::Shfl(_) | Op::Vote(_) | Op::Match(_) | Op::Redux(_) | Op::Activemask | Op::Elect => Class::Warp,
@@ -843,6 +887,7 @@ mod tests {
         assert!(e.msg.contains("unknown opcode `frobnicate`"));
         assert!(dec("atom", &["global", "u32"]).is_err());
         assert!(dec("setp", &["s32"]).is_err());
-        assert!(dec("tex", &["2d"]).unwrap_err().msg.contains("unsupported"));
+        assert_eq!(dec("tex", &["2d", "v4", "f32", "f32"]).unwrap().0, Op::Texture);
+        assert!(dec("multimem", &["ld_reduce"]).unwrap_err().msg.contains("not modelled"));
     }
 }

@@ -228,7 +228,14 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         Op::Neg => int::neg(t, a),
         Op::Min if f => float_dispatch!(t, min, [a, b], (ftz, m.has(flag::NAN)), inst),
         Op::Max if f => float_dispatch!(t, max, [a, b], (ftz, m.has(flag::NAN)), inst),
+        Op::Min | Op::Max if matches!(t, Ty::U16x2 | Ty::S16x2) => {
+            let ht = if t == Ty::S16x2 { Ty::S16 } else { Ty::U16 };
+            let lo = int::minmax(ht, inst.op == Op::Max, a & 0xFFFF, b & 0xFFFF, m.has(flag::RELU));
+            let hi = int::minmax(ht, inst.op == Op::Max, (a >> 16) & 0xFFFF, (b >> 16) & 0xFFFF, m.has(flag::RELU));
+            lo | hi << 16
+        }
         Op::Min | Op::Max => int::minmax(t, inst.op == Op::Max, a, b, m.has(flag::RELU)),
+        Op::Video(v) => video(inst, v, a, b, c),
         Op::Popc => int::popc(t, a),
         Op::Clz => int::clz(t, a),
         Op::Bfind => int::bfind(t, a, m.has(flag::SHIFTAMT)),
@@ -359,6 +366,48 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         _ => return Err(unsupported(inst)),
     };
     Ok(Out::v(v))
+}
+
+/// SIMD video instructions: `m.num` lanes of 8 (4 lanes), 16 (2) or 32 (1) bits; operand types
+/// are `.dtype.atype.btype`. With `.add` the lane results are summed into `c`; otherwise they are
+/// packed into the destination (the default `.b3210`/`.h10` mask; operand selectors and other
+/// masks are not supported by the parser's operand syntax).
+fn video(inst: &Inst, v: crate::inst::VideoOp, a: u64, b: u64, c: u64) -> u64 {
+    use crate::inst::VideoOp as V;
+    let m = &inst.m;
+    let n = m.num.max(1) as u32;
+    let bits = 32 / n;
+    let (dt, at, bt) = (m.ty(), m.ty2(), m.types.get(2).copied().unwrap_or(m.ty2()));
+    let lane = |x: u64, i: u32, signed: bool| -> i64 {
+        let raw = (x >> (i * bits)) & ((1u64 << bits) - 1);
+        if signed && bits < 64 && raw >> (bits - 1) & 1 == 1 {
+            raw as i64 - (1i64 << bits)
+        } else {
+            raw as i64
+        }
+    };
+    let (lo, hi) = if dt.is_signed() { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    let mut packed = 0u64;
+    let mut sum = c as u32 as i64;
+    for i in 0..n {
+        let (x, y) = (lane(a, i, at.is_signed()), lane(b, i, bt.is_signed()));
+        let r = match v {
+            V::Add => x + y,
+            V::Sub => x - y,
+            V::Absdiff => (x - y).abs(),
+            V::Min => x.min(y),
+            V::Max => x.max(y),
+            V::Avrg => (x + y + 1) >> 1,
+        };
+        let r = if m.has(flag::SAT) { r.clamp(lo, hi) } else { r };
+        sum += r;
+        packed |= ((r as u64) & ((1u64 << bits) - 1)) << (i * bits);
+    }
+    if m.has(flag::VIDEO_ADD) {
+        sum as u32 as u64
+    } else {
+        packed
+    }
 }
 
 fn float_mods(inst: &Inst) -> cvt::FloatMods {
@@ -537,6 +586,7 @@ pub fn is_alu(op: Op) -> bool {
             | Op::Slct
             | Op::Cvt
             | Op::CvtPack
+            | Op::Video(_)
     )
 }
 
@@ -593,6 +643,14 @@ mod tests {
         let o = eval(&lo, &[0xFFFF_FFFF, 1, 0, 0], false).unwrap();
         assert!(o.carry);
         assert_eq!(eval(&hi, &[0, 0, 0, 0], o.carry).unwrap().v, 1);
+    }
+
+    #[test]
+    fn simd_video_and_halves() {
+        assert_eq!(run("vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r4;", [0x0A00_FF05, 0x0300_0109, 7, 0]), 0x0700_FE04);
+        assert_eq!(run("vabsdiff4.u32.u32.u32.add %r1, %r2, %r3, %r4;", [0x0A00_FF05, 0x0300_0109, 7, 0]), 7 + 7 + 0xFE + 4);
+        assert_eq!(run("max.s16x2 %r1, %r2, %r3;", [0xFFFF_0001, 0x0001_FFFF, 0, 0]), 0x0001_0001);
+        assert_eq!(run("min.u16x2 %r1, %r2, %r3;", [0xFFFF_0001, 0x0001_FFFF, 0, 0]), 0x0001_0001);
     }
 
     #[test]

@@ -115,6 +115,17 @@ pub enum MatrixOp {
     WgmmaMma,
 }
 
+/// SIMD video instructions (`vabsdiff4`, `vadd2`, …; scalar `vadd` forms have one lane).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    Absdiff,
+    Min,
+    Max,
+    Avrg,
+}
+
 /// An opcode with its family verb.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Op {
@@ -220,6 +231,12 @@ pub enum Op {
     Griddepcontrol,
     /// `tensormap.replace`, `prefetch.tensormap` folds into `Prefetch` with space `Param/Const`.
     Tensormap,
+    /// `createpolicy`: makes an L2 cache-policy value for `.L2::cache_hint` operands.
+    Createpolicy,
+    /// Texture and surface instructions: parsed, not executed.
+    Texture,
+    /// `vabsdiff4` and the other SIMD video instructions (`m.num` lanes).
+    Video(VideoOp),
 }
 
 /// Instruction classes used for statistics (`warpsim ptx stats`) and as the default mapping to
@@ -339,6 +356,12 @@ pub mod flag {
     pub const SCALE_D: u64 = 1 << 39;
     pub const OOB_NAN: u64 = 1 << 40;
     pub const NOCOMPLETE: u64 = 1 << 41;
+    /// `st.async` / `red.async` (completion through an mbarrier).
+    pub const ASYNC: u64 = 1 << 42;
+    /// `.popc` accumulation of single-bit `mma`/`wmma`.
+    pub const POPC: u64 = 1 << 43;
+    /// `.add` secondary operation of video instructions.
+    pub const VIDEO_ADD: u64 = 1 << 44;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

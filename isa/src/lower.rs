@@ -103,8 +103,15 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
     // Functions: the kernel is 0, then every .func in module order.
     // A function both declared and defined keeps only its definition.
     let defined = |name: &str| m.funcs.iter().any(|g| g.kind == FuncKind::Func && g.name == name && g.body.is_some());
+    // Other kernels are named (`mov.u64 %rd, other_kernel`) but never lowered here: they count as
+    // declarations.
+    let mut seen = std::collections::HashSet::new();
     let funcs: Vec<&ast::Function> = std::iter::once(entry)
-        .chain(m.funcs.iter().filter(|f| f.kind == FuncKind::Func && (f.body.is_some() || !defined(&f.name))))
+        .chain(m.funcs.iter().filter(|f| match f.kind {
+            FuncKind::Func => f.body.is_some() || !defined(&f.name),
+            FuncKind::Entry => f.name != entry.name,
+        }))
+        .filter(|f| seen.insert(f.name.clone()))
         .collect();
     for (i, f) in funcs.iter().enumerate() {
         let sym = lw.add_symbol(Symbol {
@@ -131,7 +138,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
             params: Vec::new(),
             rets: Vec::new(),
             regs: (0, 0),
-            extern_decl: f.body.is_none(),
+            extern_decl: f.body.is_none() || (i > 0 && f.kind == FuncKind::Entry),
         });
     }
     // Module variables.
@@ -168,7 +175,9 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
     lw.prog.directives = directives(file, entry)?;
     // Bodies.
     for (i, f) in funcs.iter().enumerate() {
-        lw.function(i as u32, f)?;
+        if i == 0 || f.kind == FuncKind::Func {
+            lw.function(i as u32, f)?;
+        }
     }
     lw.resolve_labels()?;
     lw.layout_shared();
@@ -561,7 +570,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
             K::Not(name) => Opnd::NotReg(reg_or_err(self, name)?),
-            K::Pair(a, b) => Opnd::Vec(vec![Opnd::Reg(reg_or_err(self, a)?), Opnd::Reg(reg_or_err(self, b)?)]),
+            K::Pair(a, b) => {
+                let first = if a == "_" { Opnd::Sink } else { Opnd::Reg(reg_or_err(self, a)?) };
+                Opnd::Vec(vec![first, Opnd::Reg(reg_or_err(self, b)?)])
+            }
             K::Int(v) => {
                 if *v < i64::MIN as i128 || *v > u64::MAX as i128 {
                     return Err(perr(self.file, o.pos, format!("immediate {v} does not fit 64 bits")));

@@ -326,6 +326,19 @@ impl<'t, 'a> Parser<'t, 'a> {
                     self.i += 1;
                     vec = 8
                 }
+                Some(Tok::Dot(".attribute")) => {
+                    // `.attribute(.managed)`
+                    self.i += 1;
+                    self.expect(Tok::LParen, "`(` after .attribute")?;
+                    while let Some(Tok::Dot(a)) = self.peek() {
+                        self.i += 1;
+                        attrs.push(a[1..].to_string());
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                    self.expect(Tok::RParen, "`)` closing .attribute")?;
+                }
                 Some(Tok::Dot(".ptr")) => {
                     // `.ptr .global .align 16` (kernel parameter attributes)
                     self.i += 1;
@@ -693,7 +706,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             }
             Some(Tok::Sink) => {
                 self.i += 1;
-                OperandKind::Sink
+                if self.eat(Tok::Pipe) {
+                    OperandKind::Pair("_".to_string(), self.ident("a predicate after `|`")?)
+                } else {
+                    OperandKind::Sink
+                }
             }
             Some(Tok::Minus) | Some(Tok::Int(_)) | Some(Tok::F32Hex(_)) | Some(Tok::F64Hex(_)) | Some(Tok::Float(_)) => {
                 self.number()?

@@ -14,11 +14,13 @@ pub enum Ty {
     U4,
     U8,
     U16,
+    U16x2,
     U32,
     U64,
     S4,
     S8,
     S16,
+    S16x2,
     S32,
     S64,
     F16,
@@ -47,6 +49,8 @@ impl Ty {
             "u4" => Ty::U4,
             "u8" => Ty::U8,
             "u16" => Ty::U16,
+            "u16x2" => Ty::U16x2,
+            "s16x2" => Ty::S16x2,
             "u32" => Ty::U32,
             "u64" => Ty::U64,
             "s4" => Ty::S4,
@@ -77,7 +81,7 @@ impl Ty {
             Ty::U4 | Ty::S4 => 4,
             Ty::B8 | Ty::U8 | Ty::S8 | Ty::E4m3 | Ty::E5m2 => 8,
             Ty::B16 | Ty::U16 | Ty::S16 | Ty::F16 | Ty::Bf16 | Ty::E4m3x2 | Ty::E5m2x2 => 16,
-            Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 | Ty::Bf16x2 | Ty::Tf32 => 32,
+            Ty::B32 | Ty::U32 | Ty::S32 | Ty::F32 | Ty::F16x2 | Ty::Bf16x2 | Ty::Tf32 | Ty::U16x2 | Ty::S16x2 => 32,
             Ty::B64 | Ty::U64 | Ty::S64 | Ty::F64 => 64,
             Ty::B128 => 128,
         }
@@ -139,6 +143,8 @@ impl Ty {
             Ty::U4 => "u4",
             Ty::U8 => "u8",
             Ty::U16 => "u16",
+            Ty::U16x2 => "u16x2",
+            Ty::S16x2 => "s16x2",
             Ty::U32 => "u32",
             Ty::U64 => "u64",
             Ty::S4 => "s4",
@@ -323,6 +329,9 @@ pub enum SReg {
     DynamicSmemSize,
     TotalSmemSize,
     AggrSmemSize,
+    /// `%reserved_smem_offset_<n>` (begin = 254, end = 255, cap = 253): offsets into the
+    /// driver-reserved shared-memory window, which is empty in this simulator.
+    ReservedSmem(u8),
     Envreg(u8),
     Pm(u8),
 }
@@ -371,8 +380,13 @@ impl SReg {
             "%dynamic_smem_size" => plain(SReg::DynamicSmemSize),
             "%total_smem_size" => plain(SReg::TotalSmemSize),
             "%aggr_smem_size" => plain(SReg::AggrSmemSize),
+            "%reserved_smem_offset_begin" => plain(SReg::ReservedSmem(254)),
+            "%reserved_smem_offset_end" => plain(SReg::ReservedSmem(255)),
+            "%reserved_smem_offset_cap" => plain(SReg::ReservedSmem(253)),
             _ => {
-                if let Some(n) = name.strip_prefix("%envreg") {
+                if let Some(n) = name.strip_prefix("%reserved_smem_offset_") {
+                    n.parse::<u8>().ok().filter(|&n| n < 253 && c.is_none()).map(SReg::ReservedSmem)
+                } else if let Some(n) = name.strip_prefix("%envreg") {
                     n.parse::<u8>().ok().filter(|&n| n < 32 && c.is_none()).map(SReg::Envreg)
                 } else if let Some(n) = name.strip_prefix("%pm") {
                     n.parse::<u8>().ok().filter(|&n| n < 8 && c.is_none()).map(SReg::Pm)

@@ -163,7 +163,7 @@ impl Ctx<'_, '_> {
             SReg::IsExplicitCluster => (d.cluster_size() > 1) as u64,
             SReg::DynamicSmemSize => d.dynamic_smem as u64,
             SReg::TotalSmemSize | SReg::AggrSmemSize => k.smem_bytes as u64,
-            SReg::Envreg(_) | SReg::Pm(_) => 0,
+            SReg::Envreg(_) | SReg::Pm(_) | SReg::ReservedSmem(_) => 0,
         }
     }
 
@@ -406,6 +406,13 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
                 (Step::Continue, true)
             }
             Op::Cvta | Op::Isspacep | Op::Mapa | Op::Getctarank => (address_op(w, &c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::Createpolicy => {
+                // Cache policies only steer L2 replacement; the value is opaque to programs.
+                for l in lanes(exec) {
+                    c.write_dst(w, &inst.ops[0], l, 0, 0);
+                }
+                (Step::Continue, true)
+            }
             Op::BarWarpSync
             | Op::Membar
             | Op::Fence
