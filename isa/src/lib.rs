@@ -18,6 +18,7 @@ pub mod lexer;
 pub mod lower;
 pub mod parser;
 pub mod program;
+pub mod stats;
 pub mod types;
 
 pub use error::PtxError;
