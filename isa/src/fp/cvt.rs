@@ -132,8 +132,12 @@ pub(crate) fn convert_val(
         Val::Nan => match df.nan {
             NanRule::Canonical(n) => n,
             NanRule::Propagate { .. } => {
-                let payload = (src_nan & (sf.quiet_bit() - 1)) << (df.man_bits - sf.man_bits);
-                df.inf(sf.is_neg(src_nan)) | df.quiet_bit() | payload
+                let payload = src_nan & (sf.quiet_bit() - 1);
+                let payload = match df.man_bits.checked_sub(sf.man_bits) {
+                    Some(widen) => payload << widen,
+                    None => payload >> (sf.man_bits - df.man_bits),
+                };
+                df.inf(sf.is_neg(src_nan)) | df.quiet_bit() | (payload & (df.quiet_bit() - 1))
             }
         },
         Val::Inf { neg } if satfinite => df.max_finite(neg),

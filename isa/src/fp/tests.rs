@@ -2,7 +2,7 @@
 //! (`rustc_apfloat`, used only here), an independent correctly rounded implementation.
 
 use super::cvt::{self, FloatMods, FloatType, IntType};
-use super::{bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp};
+use super::{approx, bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp};
 use proptest::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Double, Float8E4M3FN, Float8E5M2, Half, IeeeFloat, Quad, Semantics, Single};
 use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
@@ -551,6 +551,116 @@ proptest! {
                 let want = expect_f2f(v.round_to_integral(round_of(r)).value, t, Rounding::Rn, false);
                 prop_assert_eq!(Some(got), want, "{:?} {:#x} {:?}", t, a, ir);
             }
+        }
+    }
+}
+
+// --- totality: every public function on arbitrary bits ----------------------------------------
+
+const CMPS: [CmpOp; 14] = [
+    CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Equ,
+    CmpOp::Neu, CmpOp::Ltu, CmpOp::Leu, CmpOp::Gtu, CmpOp::Geu, CmpOp::Num, CmpOp::Nan,
+];
+const TESTS: [TestOp; 6] =
+    [TestOp::Finite, TestOp::Infinite, TestOp::Number, TestOp::NotANumber, TestOp::Normal, TestOp::Subnormal];
+const IROUNDINGS: [IntRounding; 4] = [IntRounding::Rni, IntRounding::Rzi, IntRounding::Rmi, IntRounding::Rpi];
+
+/// Calls every operation of a scalar module with all modifier combinations.
+macro_rules! exercise_scalar {
+    ($m:ident, $b:ty, $a:expr, $bb:expr, $c:expr) => {{
+        let (a, b, c) = ($a as $b, $bb as $b, $c as $b);
+        for r in ROUNDINGS {
+            for ftz in [false, true] {
+                for sat in [false, true] {
+                    $m::add(a, b, r, ftz, sat);
+                    $m::sub(a, b, r, ftz, sat);
+                    $m::mul(a, b, r, ftz, sat);
+                    $m::fma(a, b, c, r, ftz, sat);
+                }
+                $m::div(a, b, r, ftz);
+                $m::rcp(a, r, ftz);
+                $m::sqrt(a, r, ftz);
+            }
+        }
+        for ftz in [false, true] {
+            for nan in [false, true] {
+                $m::min(a, b, ftz, nan);
+                $m::max(a, b, ftz, nan);
+            }
+            $m::abs(a, ftz);
+            $m::neg(a, ftz);
+            for op in CMPS {
+                $m::setp(op, a, b, ftz);
+            }
+        }
+        $m::copysign(a, b);
+        $m::relu(a);
+        for op in TESTS {
+            $m::testp(op, a);
+        }
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn every_function_is_total(a in any::<u64>(), b in any::<u64>(), c in any::<u64>()) {
+        exercise_scalar!(f32, u32, a, b, c);
+        exercise_scalar!(f64, u64, a, b, c);
+        exercise_scalar!(f16, u16, a, b, c);
+        exercise_scalar!(bf16, u16, a, b, c);
+        for ftz in [false, true] {
+            f16x2::add(a as u32, b as u32, RN, ftz, true);
+            f16x2::fma(a as u32, b as u32, c as u32, RN, ftz, true);
+            bf16x2::min(a as u32, b as u32, ftz, true);
+            approx::rcp_f32(a as u32, ftz);
+            approx::div_f32(a as u32, b as u32, ftz);
+            approx::div_full_f32(a as u32, b as u32, ftz);
+            approx::sqrt_f32(a as u32, ftz);
+            approx::rsqrt_f32(a as u32, ftz);
+            approx::ex2_f32(a as u32, ftz);
+            approx::lg2_f32(a as u32, ftz);
+            approx::sin_f32(a as u32, ftz);
+            approx::cos_f32(a as u32, ftz);
+        }
+        approx::tanh_f32(a as u32);
+        approx::rcp_ftz_f64(a);
+        approx::rsqrt_ftz_f64(a);
+        approx::rsqrt_f64(a);
+        approx::ex2_f16x2(a as u32);
+        approx::ex2_ftz_bf16x2(a as u32);
+        approx::tanh_f16x2(a as u32);
+        approx::tanh_bf16x2(a as u32);
+        let all = FloatMods { ftz: true, sat: true, satfinite: true, relu: true };
+        for s in FLOATS {
+            for d in FLOATS {
+                for r in ROUNDINGS {
+                    cvt::f2f(s, d, a, r, FloatMods::default());
+                    cvt::f2f(s, d, a, r, all);
+                }
+            }
+            for ir in IROUNDINGS {
+                cvt::f2f_integral(s, a, ir, true, true);
+                for i in INTS {
+                    cvt::f2i(s, i, a, ir, true);
+                }
+            }
+            for i in INTS {
+                cvt::i2f(i, s, a, Rounding::Rp, all);
+            }
+        }
+        for s in INTS {
+            for d in INTS {
+                cvt::i2i(s, d, a, true);
+                cvt::i2i(s, d, a, false);
+            }
+        }
+        for p in [cvt::PackedType::F16x2, cvt::PackedType::Bf16x2, cvt::PackedType::E4m3x2, cvt::PackedType::E5m2x2] {
+            cvt::pack2_f32(p, a as u32, b as u32, Rounding::Rz, all);
+        }
+        for f in [cvt::Fp8::E4m3, cvt::Fp8::E5m2] {
+            cvt::f8x2_from_f16x2(f, a as u32, true);
+            cvt::f16x2_from_f8x2(f, a as u16, true);
         }
     }
 }
