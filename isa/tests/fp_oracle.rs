@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 use warpsim_isa::fp::cvt::{self, FloatMods, FloatType, Fp8, IntType, PackedType};
-use warpsim_isa::fp::{approx, bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp};
+use warpsim_isa::fp::{
+    approx, bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp,
+};
 
 const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hw/fp_oracle_h200.txt");
 
@@ -20,7 +22,11 @@ enum Check {
     /// |hw − f(x)| ≤ bound(x) for the exact function f of the (single) operand, with x ↦ None
     /// meaning "no documented bound here" (reported, not enforced); outside `abs_range`, falls back
     /// to the given ulp budget against the model.
-    Abs { f: fn(std::primitive::f64) -> std::primitive::f64, bound: fn(std::primitive::f64) -> Option<std::primitive::f64>, ulps_elsewhere: Option<u64> },
+    Abs {
+        f: fn(std::primitive::f64) -> std::primitive::f64,
+        bound: fn(std::primitive::f64) -> Option<std::primitive::f64>,
+        ulps_elsewhere: Option<u64>,
+    },
 }
 
 struct Sem {
@@ -117,11 +123,19 @@ fn fp8(t: &str) -> Option<Fp8> {
 }
 
 fn exact(eval: impl Fn(&[u64]) -> u64 + 'static, lane: u32) -> Option<Sem> {
-    Some(Sem { eval: Box::new(eval), check: Check::Exact, lane })
+    Some(Sem {
+        eval: Box::new(eval),
+        check: Check::Exact,
+        lane,
+    })
 }
 
 fn approx_sem(eval: impl Fn(&[u64]) -> u64 + 'static, check: Check, lane: u32) -> Option<Sem> {
-    Some(Sem { eval: Box::new(eval), check, lane })
+    Some(Sem {
+        eval: Box::new(eval),
+        check,
+        lane,
+    })
 }
 
 /// The IEEE-style ops shared by the four scalar modules, by module.
@@ -129,15 +143,38 @@ macro_rules! scalar_ops {
     ($m:ident, $b:ty, $op:expr, $mods:expr, $lane:expr) => {{
         let m: &[&str] = $mods;
         let r = rounding(m).unwrap_or(Rounding::Rn);
-        let (ftz, sat, relu, nan) = (m.contains(&"ftz"), m.contains(&"sat"), m.contains(&"relu"), m.contains(&"NaN"));
+        let (ftz, sat, relu, nan) = (
+            m.contains(&"ftz"),
+            m.contains(&"sat"),
+            m.contains(&"relu"),
+            m.contains(&"NaN"),
+        );
         let relu_of = move |x: $b| if relu { $m::relu(x) } else { x };
         match $op {
-            "add" => exact(move |x| $m::add(x[0] as $b, x[1] as $b, r, ftz, sat) as u64, $lane),
-            "sub" => exact(move |x| $m::sub(x[0] as $b, x[1] as $b, r, ftz, sat) as u64, $lane),
-            "mul" => exact(move |x| $m::mul(x[0] as $b, x[1] as $b, r, ftz, sat) as u64, $lane),
-            "fma" | "mad" => exact(move |x| relu_of($m::fma(x[0] as $b, x[1] as $b, x[2] as $b, r, ftz, sat)) as u64, $lane),
-            "min" => exact(move |x| $m::min(x[0] as $b, x[1] as $b, ftz, nan) as u64, $lane),
-            "max" => exact(move |x| $m::max(x[0] as $b, x[1] as $b, ftz, nan) as u64, $lane),
+            "add" => exact(
+                move |x| $m::add(x[0] as $b, x[1] as $b, r, ftz, sat) as u64,
+                $lane,
+            ),
+            "sub" => exact(
+                move |x| $m::sub(x[0] as $b, x[1] as $b, r, ftz, sat) as u64,
+                $lane,
+            ),
+            "mul" => exact(
+                move |x| $m::mul(x[0] as $b, x[1] as $b, r, ftz, sat) as u64,
+                $lane,
+            ),
+            "fma" | "mad" => exact(
+                move |x| relu_of($m::fma(x[0] as $b, x[1] as $b, x[2] as $b, r, ftz, sat)) as u64,
+                $lane,
+            ),
+            "min" => exact(
+                move |x| $m::min(x[0] as $b, x[1] as $b, ftz, nan) as u64,
+                $lane,
+            ),
+            "max" => exact(
+                move |x| $m::max(x[0] as $b, x[1] as $b, ftz, nan) as u64,
+                $lane,
+            ),
             "abs" => exact(move |x| $m::abs(x[0] as $b, ftz) as u64, $lane),
             "neg" => exact(move |x| $m::neg(x[0] as $b, ftz) as u64, $lane),
             _ => None,
@@ -156,10 +193,28 @@ fn f32_approx(op: &str, ftz: bool) -> Option<Sem> {
         "ex2" => (approx::ex2_f32, ulps(3)),
         "lg2" => (
             approx::lg2_f32,
-            Check::Abs { f: libm::log2, bound: |x: F| (x > 0.5 && x < 2.0).then_some(2f64.powi(-22)), ulps_elsewhere: Some(5) },
+            Check::Abs {
+                f: libm::log2,
+                bound: |x: F| (x > 0.5 && x < 2.0).then_some(2f64.powi(-22)),
+                ulps_elsewhere: Some(5),
+            },
         ),
-        "sin" => (approx::sin_f32, Check::Abs { f: libm::sin, bound: trig_bound, ulps_elsewhere: None }),
-        "cos" => (approx::cos_f32, Check::Abs { f: libm::cos, bound: trig_bound, ulps_elsewhere: None }),
+        "sin" => (
+            approx::sin_f32,
+            Check::Abs {
+                f: libm::sin,
+                bound: trig_bound,
+                ulps_elsewhere: None,
+            },
+        ),
+        "cos" => (
+            approx::cos_f32,
+            Check::Abs {
+                f: libm::cos,
+                bound: trig_bound,
+                ulps_elsewhere: None,
+            },
+        ),
         _ => return None,
     };
     approx_sem(move |x| eval(x[0] as u32, ftz) as u64, check, 32)
@@ -180,7 +235,11 @@ fn semantics(name: &str) -> Option<Sem> {
     let t: Vec<&str> = name.split('.').collect();
     let (op, rest) = t.split_first()?;
     if *op == "cvt" {
-        return cvt_semantics(&rest[..rest.len().checked_sub(2)?], rest[rest.len() - 2], rest[rest.len() - 1]);
+        return cvt_semantics(
+            &rest[..rest.len().checked_sub(2)?],
+            rest[rest.len() - 2],
+            rest[rest.len() - 1],
+        );
     }
     let (ty, m) = rest.split_last()?;
     let ftz = m.contains(&"ftz");
@@ -197,38 +256,86 @@ fn semantics(name: &str) -> Option<Sem> {
         ("setp", ty) => {
             let c = cmp_op(m.first()?)?;
             match ty {
-                "f32" => exact(move |x| f32::setp(c, x[0] as u32, x[1] as u32, ftz) as u64, 32),
+                "f32" => exact(
+                    move |x| f32::setp(c, x[0] as u32, x[1] as u32, ftz) as u64,
+                    32,
+                ),
                 "f64" => exact(move |x| f64::setp(c, x[0], x[1], ftz) as u64, 32),
-                "f16" => exact(move |x| f16::setp(c, x[0] as u16, x[1] as u16, ftz) as u64, 32),
-                "bf16" => exact(move |x| bf16::setp(c, x[0] as u16, x[1] as u16, ftz) as u64, 32),
+                "f16" => exact(
+                    move |x| f16::setp(c, x[0] as u16, x[1] as u16, ftz) as u64,
+                    32,
+                ),
+                "bf16" => exact(
+                    move |x| bf16::setp(c, x[0] as u16, x[1] as u16, ftz) as u64,
+                    32,
+                ),
                 _ => None,
             }
         }
         ("copysign", "f32") => exact(|x| f32::copysign(x[0] as u32, x[1] as u32) as u64, 32),
         ("copysign", "f64") => exact(|x| f64::copysign(x[0], x[1]), 64),
-        ("div", "f32") if m.contains(&"full") => {
-            approx_sem(move |x| approx::div_full_f32(x[0] as u32, x[1] as u32, ftz) as u64, Check::Ulps(3), 32)
-        }
-        ("div", "f32") if is_approx => {
-            approx_sem(move |x| approx::div_f32(x[0] as u32, x[1] as u32, ftz) as u64, Check::Ulps(3), 32)
-        }
-        ("tanh", "f32") => approx_sem(|x| approx::tanh_f32(x[0] as u32) as u64, Check::Ulps((1 << 12) + 1), 32),
+        ("div", "f32") if m.contains(&"full") => approx_sem(
+            move |x| approx::div_full_f32(x[0] as u32, x[1] as u32, ftz) as u64,
+            Check::Ulps(3),
+            32,
+        ),
+        ("div", "f32") if is_approx => approx_sem(
+            move |x| approx::div_f32(x[0] as u32, x[1] as u32, ftz) as u64,
+            Check::Ulps(3),
+            32,
+        ),
+        ("tanh", "f32") => approx_sem(
+            |x| approx::tanh_f32(x[0] as u32) as u64,
+            Check::Ulps((1 << 12) + 1),
+            32,
+        ),
         (_, "f32") if is_approx || *op == "rsqrt" => f32_approx(op, ftz),
-        ("rcp", "f64") if is_approx => approx_sem(|x| approx::rcp_ftz_f64(x[0]), Check::Ulps(4 << 32), 64),
-        ("rsqrt", "f64") if ftz => approx_sem(|x| approx::rsqrt_ftz_f64(x[0]), Check::Ulps(4 << 32), 64),
+        ("rcp", "f64") if is_approx => {
+            approx_sem(|x| approx::rcp_ftz_f64(x[0]), Check::Ulps(4 << 32), 64)
+        }
+        ("rsqrt", "f64") if ftz => {
+            approx_sem(|x| approx::rsqrt_ftz_f64(x[0]), Check::Ulps(4 << 32), 64)
+        }
         ("rsqrt", "f64") => approx_sem(|x| approx::rsqrt_f64(x[0]), Check::Ulps(1 << 20), 64),
         ("ex2", "f16") => approx_sem(|x| approx::ex2_f16(x[0] as u16) as u64, Check::Ulps(3), 16),
-        ("ex2", "bf16") => approx_sem(|x| approx::ex2_ftz_bf16(x[0] as u16) as u64, Check::Ulps(3), 16),
-        ("ex2", "f16x2") => approx_sem(|x| approx::ex2_f16x2(x[0] as u32) as u64, Check::Ulps(3), 16),
-        ("ex2", "bf16x2") => approx_sem(|x| approx::ex2_ftz_bf16x2(x[0] as u32) as u64, Check::Ulps(3), 16),
-        ("tanh", "f16") => approx_sem(|x| approx::tanh_f16(x[0] as u16) as u64, tanh16(-10.987), 16),
+        ("ex2", "bf16") => approx_sem(
+            |x| approx::ex2_ftz_bf16(x[0] as u16) as u64,
+            Check::Ulps(3),
+            16,
+        ),
+        ("ex2", "f16x2") => approx_sem(
+            |x| approx::ex2_f16x2(x[0] as u32) as u64,
+            Check::Ulps(3),
+            16,
+        ),
+        ("ex2", "bf16x2") => approx_sem(
+            |x| approx::ex2_ftz_bf16x2(x[0] as u32) as u64,
+            Check::Ulps(3),
+            16,
+        ),
+        ("tanh", "f16") => approx_sem(
+            |x| approx::tanh_f16(x[0] as u16) as u64,
+            tanh16(-10.987),
+            16,
+        ),
         ("tanh", "bf16") => approx_sem(|x| approx::tanh_bf16(x[0] as u16) as u64, tanh16(-8.0), 16),
-        ("tanh", "f16x2") => approx_sem(|x| approx::tanh_f16x2(x[0] as u32) as u64, Check::Ulps(2), 16),
-        ("tanh", "bf16x2") => approx_sem(|x| approx::tanh_bf16x2(x[0] as u32) as u64, Check::Ulps(2), 16),
+        ("tanh", "f16x2") => approx_sem(
+            |x| approx::tanh_f16x2(x[0] as u32) as u64,
+            Check::Ulps(2),
+            16,
+        ),
+        ("tanh", "bf16x2") => approx_sem(
+            |x| approx::tanh_bf16x2(x[0] as u32) as u64,
+            Check::Ulps(2),
+            16,
+        ),
         (_, "f32") => {
             let r = rounding(m).unwrap_or(Rounding::Rn);
             match *op {
-                "div" => exact(move |x| f32::div(x[0] as u32, x[1] as u32, r, ftz) as u64, 32),
+                "div" => exact(
+                    move |x| f32::div(x[0] as u32, x[1] as u32, r, ftz) as u64,
+                    32,
+                ),
                 "rcp" => exact(move |x| f32::rcp(x[0] as u32, r, ftz) as u64, 32),
                 "sqrt" => exact(move |x| f32::sqrt(x[0] as u32, r, ftz) as u64, 32),
                 _ => scalar_ops!(f32, u32, *op, m, 32),
@@ -255,16 +362,29 @@ fn semantics(name: &str) -> Option<Sem> {
 fn tanh16(exp2: std::primitive::f64) -> Check {
     // Only two bounds exist; fn pointers cannot capture, so pick by value.
     if exp2 < -9.0 {
-        Check::Abs { f: libm::tanh, bound: |_| Some(2f64.powf(-10.987)), ulps_elsewhere: None }
+        Check::Abs {
+            f: libm::tanh,
+            bound: |_| Some(2f64.powf(-10.987)),
+            ulps_elsewhere: None,
+        }
     } else {
-        Check::Abs { f: libm::tanh, bound: |_| Some(2f64.powf(-8.0)), ulps_elsewhere: None }
+        Check::Abs {
+            f: libm::tanh,
+            bound: |_| Some(2f64.powf(-8.0)),
+            ulps_elsewhere: None,
+        }
     }
 }
 
 fn cvt_semantics(m: &[&str], dst: &str, src: &str) -> Option<Sem> {
     let ftz = m.contains(&"ftz");
     let sat = m.contains(&"sat");
-    let mods = FloatMods { ftz, sat, satfinite: m.contains(&"satfinite"), relu: m.contains(&"relu") };
+    let mods = FloatMods {
+        ftz,
+        sat,
+        satfinite: m.contains(&"satfinite"),
+        relu: m.contains(&"relu"),
+    };
     let r = rounding(m);
     let ir = int_rounding(m);
     // Packed forms first.
@@ -277,19 +397,33 @@ fn cvt_semantics(m: &[&str], dst: &str, src: &str) -> Option<Sem> {
                 _ => PackedType::E5m2x2,
             };
             let r = r?;
-            return exact(move |x| cvt::pack2_f32(p, x[0] as u32, x[1] as u32, r, mods) as u64, 32);
+            return exact(
+                move |x| cvt::pack2_f32(p, x[0] as u32, x[1] as u32, r, mods) as u64,
+                32,
+            );
         }
         (d, "f16x2") => {
             let f = fp8(d)?;
-            return exact(move |x| cvt::f8x2_from_f16x2(f, x[0] as u32, mods.relu) as u64, 16);
+            return exact(
+                move |x| cvt::f8x2_from_f16x2(f, x[0] as u32, mods.relu) as u64,
+                16,
+            );
         }
         ("f16x2", s) => {
             let f = fp8(s)?;
-            return exact(move |x| cvt::f16x2_from_f8x2(f, x[0] as u16, mods.relu) as u64, 32);
+            return exact(
+                move |x| cvt::f16x2_from_f8x2(f, x[0] as u16, mods.relu) as u64,
+                32,
+            );
         }
         _ => {}
     }
-    match (float_type(dst), int_type(dst), float_type(src), int_type(src)) {
+    match (
+        float_type(dst),
+        int_type(dst),
+        float_type(src),
+        int_type(src),
+    ) {
         (Some(d), None, Some(s), None) if d == s && ir.is_some() => {
             let ir = ir?;
             exact(move |x| cvt::f2f_integral(d, x[0], ir, ftz, sat), 64)
@@ -339,7 +473,13 @@ fn value(bits: u64, w: u32, bf: bool) -> std::primitive::f64 {
         (32, _) => std::primitive::f32::from_bits(bits as u32) as std::primitive::f64,
         (_, true) => std::primitive::f32::from_bits((bits as u32) << 16) as std::primitive::f64,
         (_, false) => {
-            let b = cvt::f2f(FloatType::F16, FloatType::F64, bits, Rounding::Rn, FloatMods::default());
+            let b = cvt::f2f(
+                FloatType::F16,
+                FloatType::F64,
+                bits,
+                Rounding::Rn,
+                FloatMods::default(),
+            );
             std::primitive::f64::from_bits(b)
         }
     }
@@ -355,7 +495,11 @@ struct Tally {
 
 fn compare(sem: &Sem, name: &str, ops: &[u64], hw: u64, model: u64, t: &mut Tally) {
     t.n += 1;
-    let lanes = if sem.lane == 16 && name.ends_with("x2") { 2 } else { 1 };
+    let lanes = if sem.lane == 16 && name.ends_with("x2") {
+        2
+    } else {
+        1
+    };
     let bf = name.contains("bf16");
     let w = sem.lane;
     let mut fail = None;
@@ -363,7 +507,13 @@ fn compare(sem: &Sem, name: &str, ops: &[u64], hw: u64, model: u64, t: &mut Tall
         let sh = 16 * l;
         let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
         let (h, m) = ((hw >> sh) & mask, (model >> sh) & mask);
-        let nan = |x: u64| if bf { is_nan(x << 16, 32) } else { is_nan(x, w) };
+        let nan = |x: u64| {
+            if bf {
+                is_nan(x << 16, 32)
+            } else {
+                is_nan(x, w)
+            }
+        };
         match &sem.check {
             _ if nan(h) || nan(m) => {
                 if h != m {
@@ -375,13 +525,18 @@ fn compare(sem: &Sem, name: &str, ops: &[u64], hw: u64, model: u64, t: &mut Tall
             Check::Ulps(budget) => {
                 let wo = if bf { 32 } else { w };
                 let (hh, mm) = if bf { (h << 16, m << 16) } else { (h, m) };
-                let d = (ordered(hh, wo) - ordered(mm, wo)).unsigned_abs() as u64 >> if bf { 16 } else { 0 };
+                let d = (ordered(hh, wo) - ordered(mm, wo)).unsigned_abs() as u64
+                    >> if bf { 16 } else { 0 };
                 t.worst_ulps = t.worst_ulps.max(d);
                 if d > *budget {
                     fail = Some(format!("{d} ulps > {budget}"));
                 }
             }
-            Check::Abs { f, bound, ulps_elsewhere } => {
+            Check::Abs {
+                f,
+                bound,
+                ulps_elsewhere,
+            } => {
                 let x = value((ops[0] >> sh) & mask, w, bf);
                 match bound(x) {
                     Some(b) => {
@@ -408,7 +563,8 @@ fn compare(sem: &Sem, name: &str, ops: &[u64], hw: u64, model: u64, t: &mut Tall
         }
     }
     if let Some(why) = fail {
-        t.bad.push(format!("{ops:x?} -> hw {hw:#x} model {model:#x} ({why})"));
+        t.bad
+            .push(format!("{ops:x?} -> hw {hw:#x} model {model:#x} ({why})"));
     }
 }
 
@@ -428,34 +584,69 @@ fn h200_matches_model() {
         match f.as_slice() {
             ["set", name, _arity, count] => {
                 let n: usize = count.parse().expect("set count");
-                let rows = (0..n).map(|_| lines.next().expect("set row").split_whitespace().map(hex).collect()).collect();
+                let rows = (0..n)
+                    .map(|_| {
+                        lines
+                            .next()
+                            .expect("set row")
+                            .split_whitespace()
+                            .map(hex)
+                            .collect()
+                    })
+                    .collect();
                 sets.insert(name, rows);
             }
             ["op", name, set, bits] => {
                 let rows = &sets[set];
                 let width: u32 = bits.parse().expect("op width");
-                let results: Vec<u64> = (0..rows.len()).map(|_| hex(lines.next().expect("op row"))).collect();
+                let results: Vec<u64> = (0..rows.len())
+                    .map(|_| hex(lines.next().expect("op row")))
+                    .collect();
                 let Some(sem) = semantics(name) else {
                     failures.push(format!("{name}: no model for this instruction"));
                     continue;
                 };
-                let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+                let mask = if width == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                };
                 let mut t = Tally::default();
                 for (ops, &hw) in rows.iter().zip(&results) {
                     let model = (sem.eval)(ops) & mask;
                     compare(&sem, name, ops, hw, model, &mut t);
                 }
                 if !matches!(sem.check, Check::Exact) {
-                    report.push(format!("{name:<32} max {} ulps, max abs error {:.3e}", t.worst_ulps, t.worst_abs));
+                    report.push(format!(
+                        "{name:<32} max {} ulps, max abs error {:.3e}",
+                        t.worst_ulps, t.worst_abs
+                    ));
                 }
                 if !t.bad.is_empty() {
                     let shown: Vec<&String> = t.bad.iter().take(6).collect();
-                    failures.push(format!("{name}: {} of {} differ, e.g.\n    {}", t.bad.len(), t.n, shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n    ")));
+                    failures.push(format!(
+                        "{name}: {} of {} differ, e.g.\n    {}",
+                        t.bad.len(),
+                        t.n,
+                        shown
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n    ")
+                    ));
                 }
             }
             _ => panic!("unexpected line {head:?}"),
         }
     }
-    eprintln!("approximate instructions (hardware against model):\n  {}", report.join("\n  "));
-    assert!(failures.is_empty(), "{} instructions differ from the H200:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "approximate instructions (hardware against model):\n  {}",
+        report.join("\n  ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} instructions differ from the H200:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -33,9 +33,9 @@
 //!   `tanh.approx.f16`: absolute ≤ 2^-10.987; `tanh.approx.bf16`: absolute ≤ 2^-8; models:
 //!   correctly rounded via f64.
 
+pub mod approx;
 mod arith;
 mod core;
-pub mod approx;
 pub mod cvt;
 mod format;
 #[cfg(test)]
