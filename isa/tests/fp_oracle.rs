@@ -281,12 +281,12 @@ fn semantics(name: &str) -> Option<Sem> {
         ),
         ("div", "f32") if is_approx => approx_sem(
             move |x| approx::div_f32(x[0] as u32, x[1] as u32, ftz) as u64,
-            Check::Ulps(3),
+            Check::Ulps(4),
             32,
         ),
         ("tanh", "f32") => approx_sem(
             |x| approx::tanh_f32(x[0] as u32) as u64,
-            Check::Ulps((1 << 12) + 1),
+            Check::Ulps((1 << 13) + 1),
             32,
         ),
         (_, "f32") if is_approx || *op == "rsqrt" => f32_approx(op, ftz),
@@ -321,12 +321,12 @@ fn semantics(name: &str) -> Option<Sem> {
         ("tanh", "bf16") => approx_sem(|x| approx::tanh_bf16(x[0] as u16) as u64, tanh16(-8.0), 16),
         ("tanh", "f16x2") => approx_sem(
             |x| approx::tanh_f16x2(x[0] as u32) as u64,
-            Check::Ulps(2),
+            tanh16(-10.987),
             16,
         ),
         ("tanh", "bf16x2") => approx_sem(
             |x| approx::tanh_bf16x2(x[0] as u32) as u64,
-            Check::Ulps(2),
+            tanh16(-8.0),
             16,
         ),
         (_, "f32") => {
