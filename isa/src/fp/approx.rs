@@ -213,7 +213,10 @@ mod tests {
         assert_eq!(div_f32(1f32.to_bits(), big, false), 0);
         assert_eq!(div_f32(f32::INFINITY.to_bits(), big, false), 0x7FFF_FFFF);
         assert_eq!(f(div_f32(3f32.to_bits(), 2f32.to_bits(), false)), 1.5);
-        assert_eq!(div_full_f32(1f32.to_bits(), big, false), 2f32.powi(-127).to_bits());
+        assert_eq!(
+            div_full_f32(1f32.to_bits(), big, false),
+            2f32.powi(-127).to_bits()
+        );
     }
 
     #[test]
@@ -221,7 +224,11 @@ mod tests {
         // PTX: absolute error ≤ 2^-20.5 on [-2π, 2π], ≤ 2^-14.7 on [-100π, 100π].
         for i in -20000..20000 {
             let x = i as f32 * 0.0157;
-            let bound = if x.abs() <= 6.2831 { 2f64.powf(-20.5) } else { 2f64.powf(-14.7) };
+            let bound = if (x.abs() as std::primitive::f64) <= std::f64::consts::TAU {
+                2f64.powf(-20.5)
+            } else {
+                2f64.powf(-14.7)
+            };
             let s = f(sin_f32(x.to_bits(), false)) as f64;
             let c = f(cos_f32(x.to_bits(), false)) as f64;
             assert!((s - (x as f64).sin()).abs() < bound, "sin {x}");

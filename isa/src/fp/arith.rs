@@ -85,7 +85,11 @@ fn run<K: Kind, const N: usize>(
             *d = f.flush(s, ftz);
         }
         let r = K::native(op, x[0], x[1], x[2])?;
-        Some(if f.is_nan(r) { f.default_nan() } else { f.flush(r, ftz) })
+        Some(if f.is_nan(r) {
+            f.default_nan()
+        } else {
+            f.flush(r, ftz)
+        })
     });
     let r = fast.unwrap_or_else(soft);
     if sat {
@@ -96,26 +100,40 @@ fn run<K: Kind, const N: usize>(
 }
 
 pub(crate) fn add<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
-    run::<K, 2>(NativeOp::Add, [a, b], rnd, ftz, sat, || core::add(K::FMT, a, b, rnd, ftz))
+    run::<K, 2>(NativeOp::Add, [a, b], rnd, ftz, sat, || {
+        core::add(K::FMT, a, b, rnd, ftz)
+    })
 }
 pub(crate) fn sub<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
-    run::<K, 2>(NativeOp::Sub, [a, b], rnd, ftz, sat, || core::sub(K::FMT, a, b, rnd, ftz))
+    run::<K, 2>(NativeOp::Sub, [a, b], rnd, ftz, sat, || {
+        core::sub(K::FMT, a, b, rnd, ftz)
+    })
 }
 pub(crate) fn mul<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
-    run::<K, 2>(NativeOp::Mul, [a, b], rnd, ftz, sat, || core::mul(K::FMT, a, b, rnd, ftz))
+    run::<K, 2>(NativeOp::Mul, [a, b], rnd, ftz, sat, || {
+        core::mul(K::FMT, a, b, rnd, ftz)
+    })
 }
 pub(crate) fn fma<K: Kind>(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
-    run::<K, 3>(NativeOp::Fma, [a, b, c], rnd, ftz, sat, || core::fma(K::FMT, a, b, c, rnd, ftz))
+    run::<K, 3>(NativeOp::Fma, [a, b, c], rnd, ftz, sat, || {
+        core::fma(K::FMT, a, b, c, rnd, ftz)
+    })
 }
 pub(crate) fn div<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    run::<K, 2>(NativeOp::Div, [a, b], rnd, ftz, false, || core::div(K::FMT, a, b, rnd, ftz))
+    run::<K, 2>(NativeOp::Div, [a, b], rnd, ftz, false, || {
+        core::div(K::FMT, a, b, rnd, ftz)
+    })
 }
 pub(crate) fn rcp<K: Kind>(a: u64, rnd: Rounding, ftz: bool) -> u64 {
     let one = K::FMT.one();
-    run::<K, 2>(NativeOp::Div, [one, a], rnd, ftz, false, || core::rcp(K::FMT, a, rnd, ftz))
+    run::<K, 2>(NativeOp::Div, [one, a], rnd, ftz, false, || {
+        core::rcp(K::FMT, a, rnd, ftz)
+    })
 }
 pub(crate) fn sqrt<K: Kind>(a: u64, rnd: Rounding, ftz: bool) -> u64 {
-    run::<K, 1>(NativeOp::Sqrt, [a], rnd, ftz, false, || core::sqrt(K::FMT, a, rnd, ftz))
+    run::<K, 1>(NativeOp::Sqrt, [a], rnd, ftz, false, || {
+        core::sqrt(K::FMT, a, rnd, ftz)
+    })
 }
 pub(crate) fn min<K: Kind>(a: u64, b: u64, ftz: bool, nan: bool) -> u64 {
     core::min_max(K::FMT, a, b, ftz, nan, false)

@@ -51,15 +51,23 @@ pub(crate) fn sum(f: Format, x: Val, y: Val, rnd: Rounding, ftz: bool) -> u64 {
         (Val::Inf { neg: p }, Val::Inf { neg: q }) if p != q => f.default_nan(),
         (Val::Inf { neg }, _) | (_, Val::Inf { neg }) => f.inf(neg),
         (Val::Zero { neg: p }, Val::Zero { neg: q }) => f.zero(zero_sum_sign(p, q, rnd)),
-        (Val::Zero { .. }, Val::Num { neg, exp, sig }) | (Val::Num { neg, exp, sig }, Val::Zero { .. }) => {
-            f.round(neg, exp, sig, rnd, ftz, false)
-        }
-        (Val::Num { neg: p, exp: ep, sig: sp }, Val::Num { neg: q, exp: eq, sig: sq }) => {
-            match add_nums((p, ep, sp), (q, eq, sq)) {
-                Some((neg, exp, sig)) => f.round(neg, exp, sig, rnd, ftz, false),
-                None => f.zero(rnd == Rounding::Rm),
-            }
-        }
+        (Val::Zero { .. }, Val::Num { neg, exp, sig })
+        | (Val::Num { neg, exp, sig }, Val::Zero { .. }) => f.round(neg, exp, sig, rnd, ftz, false),
+        (
+            Val::Num {
+                neg: p,
+                exp: ep,
+                sig: sp,
+            },
+            Val::Num {
+                neg: q,
+                exp: eq,
+                sig: sq,
+            },
+        ) => match add_nums((p, ep, sp), (q, eq, sq)) {
+            Some((neg, exp, sig)) => f.round(neg, exp, sig, rnd, ftz, false),
+            None => f.zero(rnd == Rounding::Rm),
+        },
     }
 }
 
@@ -71,9 +79,18 @@ pub(crate) fn product(x: Val, y: Val) -> Val {
         (Val::Inf { .. }, Val::Zero { .. }) | (Val::Zero { .. }, Val::Inf { .. }) => Val::Nan,
         (Val::Inf { .. }, _) | (_, Val::Inf { .. }) => Val::Inf { neg },
         (Val::Zero { .. }, _) | (_, Val::Zero { .. }) => Val::Zero { neg },
-        (Val::Num { exp: ea, sig: sa, .. }, Val::Num { exp: eb, sig: sb, .. }) => {
-            Val::Num { neg, exp: ea + eb, sig: sa * sb }
-        }
+        (
+            Val::Num {
+                exp: ea, sig: sa, ..
+            },
+            Val::Num {
+                exp: eb, sig: sb, ..
+            },
+        ) => Val::Num {
+            neg,
+            exp: ea + eb,
+            sig: sa * sb,
+        },
     }
 }
 
@@ -86,23 +103,35 @@ fn nan_or<const N: usize>(f: Format, ops: [u64; N], then: impl FnOnce() -> u64) 
 }
 
 pub(crate) fn add(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || sum(f, f.decode(a, ftz), f.decode(b, ftz), rnd, ftz))
+    nan_or(f, [a, b], || {
+        sum(f, f.decode(a, ftz), f.decode(b, ftz), rnd, ftz)
+    })
 }
 
 pub(crate) fn sub(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || sum(f, f.decode(a, ftz), f.decode(b, ftz).negate(), rnd, ftz))
+    nan_or(f, [a, b], || {
+        sum(f, f.decode(a, ftz), f.decode(b, ftz).negate(), rnd, ftz)
+    })
 }
 
 pub(crate) fn mul(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || match product(f.decode(a, ftz), f.decode(b, ftz)) {
-        Val::Num { neg, exp, sig } => f.round(neg, exp, sig, rnd, ftz, false),
-        v => f.encode_special(v),
+    nan_or(f, [a, b], || {
+        match product(f.decode(a, ftz), f.decode(b, ftz)) {
+            Val::Num { neg, exp, sig } => f.round(neg, exp, sig, rnd, ftz, false),
+            v => f.encode_special(v),
+        }
     })
 }
 
 pub(crate) fn fma(f: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
     nan_or(f, [a, b, c], || {
-        sum(f, product(f.decode(a, ftz), f.decode(b, ftz)), f.decode(c, ftz), rnd, ftz)
+        sum(
+            f,
+            product(f.decode(a, ftz), f.decode(b, ftz)),
+            f.decode(c, ftz),
+            rnd,
+            ftz,
+        )
     })
 }
 
@@ -111,25 +140,38 @@ pub(crate) fn quotient(f: Format, x: Val, y: Val, rnd: Rounding, ftz: bool) -> u
     let neg = x.neg() ^ y.neg();
     match (x, y) {
         (Val::Nan, _) | (_, Val::Nan) => f.default_nan(),
-        (Val::Inf { .. }, Val::Inf { .. }) | (Val::Zero { .. }, Val::Zero { .. }) => f.default_nan(),
+        (Val::Inf { .. }, Val::Inf { .. }) | (Val::Zero { .. }, Val::Zero { .. }) => {
+            f.default_nan()
+        }
         (Val::Inf { .. }, _) | (_, Val::Zero { .. }) => f.inf(neg),
         (Val::Zero { .. }, _) | (_, Val::Inf { .. }) => f.zero(neg),
-        (Val::Num { exp: ea, sig: sa, .. }, Val::Num { exp: eb, sig: sb, .. }) => {
+        (
+            Val::Num {
+                exp: ea, sig: sa, ..
+            },
+            Val::Num {
+                exp: eb, sig: sb, ..
+            },
+        ) => {
             // sa·2^k has 126 bits, so the quotient has ≥ 126 − 64 bits: plenty beyond p + 2.
             let k = 126 - bit_len(sa);
             let num = sa << k;
-            let sig = (num / sb) | (num % sb != 0) as u128;
+            let sig = (num / sb) | !num.is_multiple_of(sb) as u128;
             f.round(neg, ea - k - eb, sig, rnd, ftz, false)
         }
     }
 }
 
 pub(crate) fn div(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || quotient(f, f.decode(a, ftz), f.decode(b, ftz), rnd, ftz))
+    nan_or(f, [a, b], || {
+        quotient(f, f.decode(a, ftz), f.decode(b, ftz), rnd, ftz)
+    })
 }
 
 pub(crate) fn rcp(f: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a], || quotient(f, f.decode(f.one(), false), f.decode(a, ftz), rnd, ftz))
+    nan_or(f, [a], || {
+        quotient(f, f.decode(f.one(), false), f.decode(a, ftz), rnd, ftz)
+    })
 }
 
 pub(crate) fn sqrt(f: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
@@ -137,7 +179,11 @@ pub(crate) fn sqrt(f: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
         Val::Zero { neg } => f.zero(neg),
         Val::Inf { neg: false } => f.inf(false),
         Val::Nan | Val::Inf { neg: true } | Val::Num { neg: true, .. } => f.default_nan(),
-        Val::Num { neg: false, exp, sig } => {
+        Val::Num {
+            neg: false,
+            exp,
+            sig,
+        } => {
             // Scale to 125–126 bits with an even exponent; the root then has ≥ 62 bits.
             let mut k = 126 - bit_len(sig);
             if (exp - k) % 2 != 0 {

@@ -77,7 +77,10 @@ impl IntType {
         }
     }
     pub fn signed(self) -> bool {
-        matches!(self, IntType::S8 | IntType::S16 | IntType::S32 | IntType::S64)
+        matches!(
+            self,
+            IntType::S8 | IntType::S16 | IntType::S32 | IntType::S64
+        )
     }
     fn min(self) -> i128 {
         if self.signed() {
@@ -132,8 +135,12 @@ pub(crate) fn convert_val(
         Val::Nan => match df.nan {
             NanRule::Canonical(n) => n,
             NanRule::Propagate { .. } => {
-                let payload = (src_nan & (sf.quiet_bit() - 1)) << (df.man_bits - sf.man_bits);
-                df.inf(sf.is_neg(src_nan)) | df.quiet_bit() | payload
+                let payload = src_nan & (sf.quiet_bit() - 1);
+                let payload = match df.man_bits.checked_sub(sf.man_bits) {
+                    Some(widen) => payload << widen,
+                    None => payload >> (sf.man_bits - df.man_bits),
+                };
+                df.inf(sf.is_neg(src_nan)) | df.quiet_bit() | (payload & (df.quiet_bit() - 1))
             }
         },
         Val::Inf { neg } if satfinite => df.max_finite(neg),
@@ -145,7 +152,14 @@ pub(crate) fn convert_val(
 }
 
 /// Bits of format `sf` to format `df` (no `.relu`/`.sat`), flushing input and result as asked.
-pub(crate) fn convert(sf: Format, df: Format, a: u64, rnd: Rounding, ftz_in: bool, ftz_out: bool) -> u64 {
+pub(crate) fn convert(
+    sf: Format,
+    df: Format,
+    a: u64,
+    rnd: Rounding,
+    ftz_in: bool,
+    ftz_out: bool,
+) -> u64 {
     convert_val(sf, df, sf.decode(a, ftz_in), a, rnd, ftz_out, false)
 }
 
@@ -167,7 +181,15 @@ pub fn f2f(src: FloatType, dst: FloatType, a: u64, rnd: Rounding, m: FloatMods) 
     let sf = src.container();
     let v = sf.decode(a, m.ftz && src == FloatType::F32);
     let ftz_out = m.ftz && dst == FloatType::F32;
-    let r = dst.store(convert_val(sf, dst.format(), v, a, rnd, ftz_out, m.satfinite));
+    let r = dst.store(convert_val(
+        sf,
+        dst.format(),
+        v,
+        a,
+        rnd,
+        ftz_out,
+        m.satfinite,
+    ));
     finish(dst, r, m)
 }
 
@@ -230,7 +252,11 @@ pub fn i2f(src: IntType, dst: FloatType, a: u64, rnd: Rounding, m: FloatMods) ->
 /// width), clamped to the destination's range with `.sat`, else wrapped to its width.
 pub fn i2i(src: IntType, dst: IntType, a: u64, sat: bool) -> u64 {
     let v = src.value(a);
-    dst.store(if sat { v.clamp(dst.min(), dst.max()) } else { v })
+    dst.store(if sat {
+        v.clamp(dst.min(), dst.max())
+    } else {
+        v
+    })
 }
 
 /// The packed destinations of two-input `cvt`.
@@ -282,30 +308,58 @@ impl Fp8 {
 
 /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a`: the upper f16 of `a` into the upper byte.
 pub fn f8x2_from_f16x2(dst: Fp8, a: u32, relu: bool) -> u16 {
-    let m = FloatMods { satfinite: true, relu, ..FloatMods::default() };
-    let one = |x: u32| f2f(FloatType::F16, dst.float_type(), (x & 0xFFFF) as u64, Rounding::Rn, m) as u16;
+    let m = FloatMods {
+        satfinite: true,
+        relu,
+        ..FloatMods::default()
+    };
+    let one = |x: u32| {
+        f2f(
+            FloatType::F16,
+            dst.float_type(),
+            (x & 0xFFFF) as u64,
+            Rounding::Rn,
+            m,
+        ) as u16
+    };
     one(a >> 16) << 8 | one(a)
 }
 
 /// `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a` (exact): the upper byte of `a` into the upper f16.
 pub fn f16x2_from_f8x2(src: Fp8, a: u16, relu: bool) -> u32 {
-    let m = FloatMods { relu, ..FloatMods::default() };
-    let one = |x: u16| f2f(src.float_type(), FloatType::F16, (x & 0xFF) as u64, Rounding::Rn, m) as u32;
+    let m = FloatMods {
+        relu,
+        ..FloatMods::default()
+    };
+    let one = |x: u16| {
+        f2f(
+            src.float_type(),
+            FloatType::F16,
+            (x & 0xFF) as u64,
+            Rounding::Rn,
+            m,
+        ) as u32
+    };
     one(a >> 8) << 16 | one(a)
 }
 
 #[cfg(test)]
 mod tests {
     use super::{
-        f16x2_from_f8x2, f2f, f2f_integral, f2i, f8x2_from_f16x2, i2f, i2i, pack2_f32, FloatMods, FloatType, Fp8,
-        IntType, PackedType,
+        f16x2_from_f8x2, f2f, f2f_integral, f2i, f8x2_from_f16x2, i2f, i2i, pack2_f32, FloatMods,
+        FloatType, Fp8, IntType, PackedType,
     };
     use crate::fp::{IntRounding, Rounding};
     use FloatType::*;
     use IntRounding::*;
     use IntType::*;
 
-    const NONE: FloatMods = FloatMods { ftz: false, sat: false, satfinite: false, relu: false };
+    const NONE: FloatMods = FloatMods {
+        ftz: false,
+        sat: false,
+        satfinite: false,
+        relu: false,
+    };
 
     #[test]
     fn f32_to_s32_saturates_and_rounds_ties_to_even() {
@@ -326,15 +380,23 @@ mod tests {
         assert_eq!(f2i(F32, S32, 1, Rpi, true), 0);
         // Negative to unsigned clamps to 0; NaN from f64 or into 64 bits is the sign bit.
         assert_eq!(f2i(F32, U32, (-5.0f32).to_bits() as u64, Rni, false), 0);
-        assert_eq!(f2i(F64, S32, f64::NAN.to_bits(), Rni, false), 0xFFFF_FFFF_8000_0000);
-        assert_eq!(f2i(F32, U64, f32::NAN.to_bits() as u64, Rni, false), 1 << 63);
+        assert_eq!(
+            f2i(F64, S32, f64::NAN.to_bits(), Rni, false),
+            0xFFFF_FFFF_8000_0000
+        );
+        assert_eq!(
+            f2i(F32, U64, f32::NAN.to_bits() as u64, Rni, false),
+            1 << 63
+        );
         assert_eq!(f2i(F16, S8, 0x7C00, Rni, false), 127);
         assert_eq!(f2i(F64, U64, (1.9e19f64).to_bits(), Rzi, false), u64::MAX);
     }
 
     #[test]
     fn integral_rounding_keeps_sign_and_ties_to_even() {
-        let r = |x: f32, m| f32::from_bits(f2f_integral(F32, x.to_bits() as u64, m, false, false) as u32);
+        let r = |x: f32, m| {
+            f32::from_bits(f2f_integral(F32, x.to_bits() as u64, m, false, false) as u32)
+        };
         assert_eq!(r(0.5, Rni).to_bits(), 0);
         assert_eq!(r(-0.5, Rni).to_bits(), 0x8000_0000);
         assert_eq!(r(1.5, Rni), 2.0);
@@ -343,7 +405,10 @@ mod tests {
         assert_eq!(r(-1.25, Rpi).to_bits(), (-1.0f32).to_bits());
         assert_eq!(r(-0.25, Rpi).to_bits(), 0x8000_0000);
         assert_eq!(r(8388609.0, Rni), 8388609.0);
-        assert_eq!(f2f_integral(F64, 0x7FF0_0000_0000_0001, Rni, false, false), 0x7FF8_0000_0000_0001);
+        assert_eq!(
+            f2f_integral(F64, 0x7FF0_0000_0000_0001, Rni, false, false),
+            0x7FF8_0000_0000_0001
+        );
     }
 
     #[test]
@@ -353,10 +418,28 @@ mod tests {
         let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
         assert_eq!(f2f(F64, F16, x.to_bits(), Rounding::Rn, NONE), 0x3C01);
         // Overflow by direction; satfinite.
-        assert_eq!(f2f(F32, F16, 70000f32.to_bits() as u64, Rounding::Rn, NONE), 0x7C00);
-        assert_eq!(f2f(F32, F16, 70000f32.to_bits() as u64, Rounding::Rz, NONE), 0x7BFF);
-        let sf = FloatMods { satfinite: true, ..NONE };
-        assert_eq!(f2f(F32, F16, f32::NEG_INFINITY.to_bits() as u64, Rounding::Rn, sf), 0xFBFF);
+        assert_eq!(
+            f2f(F32, F16, 70000f32.to_bits() as u64, Rounding::Rn, NONE),
+            0x7C00
+        );
+        assert_eq!(
+            f2f(F32, F16, 70000f32.to_bits() as u64, Rounding::Rz, NONE),
+            0x7BFF
+        );
+        let sf = FloatMods {
+            satfinite: true,
+            ..NONE
+        };
+        assert_eq!(
+            f2f(
+                F32,
+                F16,
+                f32::NEG_INFINITY.to_bits() as u64,
+                Rounding::Rn,
+                sf
+            ),
+            0xFBFF
+        );
         // .ftz on cvt.f16.f32 flushes the f32 input, never the f16 result.
         let ftz = FloatMods { ftz: true, ..NONE };
         assert_eq!(f2f(F32, F16, 1, Rounding::Rp, ftz), 0);
@@ -366,13 +449,28 @@ mod tests {
 
     #[test]
     fn nan_conversions() {
-        assert_eq!(f2f(F32, F64, 0xFFC0_0001, Rounding::Rn, NONE), 0xFFF8_0000_2000_0000);
-        assert_eq!(f2f(F64, F32, 0x7FF0_0000_0000_0001, Rounding::Rn, NONE), 0x7FFF_FFFF);
-        assert_eq!(f2f(F32, Tf32, 0x7F80_0001, Rounding::Rna, NONE), 0x7FFF_FFFF);
+        assert_eq!(
+            f2f(F32, F64, 0xFFC0_0001, Rounding::Rn, NONE),
+            0xFFF8_0000_2000_0000
+        );
+        assert_eq!(
+            f2f(F64, F32, 0x7FF0_0000_0000_0001, Rounding::Rn, NONE),
+            0x7FFF_FFFF
+        );
+        assert_eq!(
+            f2f(F32, Tf32, 0x7F80_0001, Rounding::Rna, NONE),
+            0x7FFF_FFFF
+        );
         let sat = FloatMods { sat: true, ..NONE };
         assert_eq!(f2f(F32, F16, 0x7FC0_0000, Rounding::Rn, sat), 0);
-        assert_eq!(f2f(F32, F16, (-3.0f32).to_bits() as u64, Rounding::Rn, sat), 0);
-        assert_eq!(f2f(F32, F16, 3.0f32.to_bits() as u64, Rounding::Rn, sat), 0x3C00);
+        assert_eq!(
+            f2f(F32, F16, (-3.0f32).to_bits() as u64, Rounding::Rn, sat),
+            0
+        );
+        assert_eq!(
+            f2f(F32, F16, 3.0f32.to_bits() as u64, Rounding::Rn, sat),
+            0x3C00
+        );
     }
 
     #[test]
@@ -381,17 +479,41 @@ mod tests {
         let x = (1.0f32 + 2f32.powi(-11)).to_bits() as u64;
         assert_eq!(f2f(F32, Tf32, x, Rounding::Rna, NONE), 0x3F80_2000);
         assert_eq!(f2f(F32, Tf32, x, Rounding::Rn, NONE), 0x3F80_0000);
-        let sf = FloatMods { satfinite: true, ..NONE };
-        let p = pack2_f32(PackedType::E4m3x2, 1000f32.to_bits(), (-1.0f32).to_bits(), Rounding::Rn, sf);
+        let sf = FloatMods {
+            satfinite: true,
+            ..NONE
+        };
+        let p = pack2_f32(
+            PackedType::E4m3x2,
+            1000f32.to_bits(),
+            (-1.0f32).to_bits(),
+            Rounding::Rn,
+            sf,
+        );
         assert_eq!(p, 0x7EB8);
-        let p = pack2_f32(PackedType::E5m2x2, f32::INFINITY.to_bits(), 0x7FC0_0000, Rounding::Rn, sf);
+        let p = pack2_f32(
+            PackedType::E5m2x2,
+            f32::INFINITY.to_bits(),
+            0x7FC0_0000,
+            Rounding::Rn,
+            sf,
+        );
         assert_eq!(p, 0x7B7F);
-        let p = pack2_f32(PackedType::F16x2, 1.0f32.to_bits(), 2.0f32.to_bits(), Rounding::Rn, NONE);
+        let p = pack2_f32(
+            PackedType::F16x2,
+            1.0f32.to_bits(),
+            2.0f32.to_bits(),
+            Rounding::Rn,
+            NONE,
+        );
         assert_eq!(p, 0x3C00_4000);
         assert_eq!(f16x2_from_f8x2(Fp8::E4m3, 0x7EB8, false), 0x5F00_BC00);
         assert_eq!(f8x2_from_f16x2(Fp8::E4m3, 0x5F00_BC00, true), 0x7E00);
         let relu = FloatMods { relu: true, ..NONE };
-        assert_eq!(f2f(F32, Bf16, (-0.0f32).to_bits() as u64, Rounding::Rn, relu), 0);
+        assert_eq!(
+            f2f(F32, Bf16, (-0.0f32).to_bits() as u64, Rounding::Rn, relu),
+            0
+        );
     }
 
     #[test]
@@ -404,10 +526,22 @@ mod tests {
         assert_eq!(i2i(U64, S64, u64::MAX, true), i64::MAX as u64);
         assert_eq!(i2i(U32, S16, 70000, false), 70000 & 0xFFFF);
         // 2^24 + 1 is a tie between f32 neighbours.
-        assert_eq!(i2f(S32, F32, (1 << 24) + 1, Rounding::Rn, NONE), 0x4B80_0000);
-        assert_eq!(i2f(S32, F32, (1 << 24) + 1, Rounding::Rp, NONE), 0x4B80_0001);
-        assert_eq!(i2f(S64, F16, (-70000i64) as u64, Rounding::Rz, NONE), 0xFBFF);
-        assert_eq!(i2f(U64, F64, u64::MAX, Rounding::Rz, NONE), 0x43EF_FFFF_FFFF_FFFF);
+        assert_eq!(
+            i2f(S32, F32, (1 << 24) + 1, Rounding::Rn, NONE),
+            0x4B80_0000
+        );
+        assert_eq!(
+            i2f(S32, F32, (1 << 24) + 1, Rounding::Rp, NONE),
+            0x4B80_0001
+        );
+        assert_eq!(
+            i2f(S64, F16, (-70000i64) as u64, Rounding::Rz, NONE),
+            0xFBFF
+        );
+        assert_eq!(
+            i2f(U64, F64, u64::MAX, Rounding::Rz, NONE),
+            0x43EF_FFFF_FFFF_FFFF
+        );
         assert_eq!(i2f(S8, Bf16, 0xFF, Rounding::Rn, NONE), 0xBF80);
     }
 }

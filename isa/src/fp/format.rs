@@ -33,24 +33,50 @@ pub(crate) const F64: Format = Format {
     // Unverified on H200: the pattern of a NaN that f64 arithmetic makes from non-NaN operands
     // (0·∞, ∞−∞, 0/0, √−x). 0x7FFF_FFFF_FFFF_FFFF follows the f32 canonical NaN and the
     // 0x7fffffff00000000 that PTX documents for rcp/rsqrt.approx.ftz.f64.
-    nan: NanRule::Propagate { invalid: 0x7FFF_FFFF_FFFF_FFFF },
+    nan: NanRule::Propagate {
+        invalid: 0x7FFF_FFFF_FFFF_FFFF,
+    },
 };
-pub(crate) const F32: Format =
-    Format { exp_bits: 8, man_bits: 23, has_inf: true, nan: NanRule::Canonical(0x7FFF_FFFF) };
+pub(crate) const F32: Format = Format {
+    exp_bits: 8,
+    man_bits: 23,
+    has_inf: true,
+    nan: NanRule::Canonical(0x7FFF_FFFF),
+};
 // Unverified on H200: the canonical NaN of f16/bf16 arithmetic (CUDA's CUDART_NAN_FP16/BF16 is 0x7FFF).
-pub(crate) const F16: Format =
-    Format { exp_bits: 5, man_bits: 10, has_inf: true, nan: NanRule::Canonical(0x7FFF) };
-pub(crate) const BF16: Format =
-    Format { exp_bits: 8, man_bits: 7, has_inf: true, nan: NanRule::Canonical(0x7FFF) };
+pub(crate) const F16: Format = Format {
+    exp_bits: 5,
+    man_bits: 10,
+    has_inf: true,
+    nan: NanRule::Canonical(0x7FFF),
+};
+pub(crate) const BF16: Format = Format {
+    exp_bits: 8,
+    man_bits: 7,
+    has_inf: true,
+    nan: NanRule::Canonical(0x7FFF),
+};
 /// tf32 as rounded: 10 fraction bits with the f32 exponent range. cvt stores it in an f32 container
 /// (shifted up 13 bits) and writes a NaN result as the f32 canonical NaN instead of this pattern.
-pub(crate) const TF32: Format =
-    Format { exp_bits: 8, man_bits: 10, has_inf: true, nan: NanRule::Canonical(0x3_FFFF) };
+pub(crate) const TF32: Format = Format {
+    exp_bits: 8,
+    man_bits: 10,
+    has_inf: true,
+    nan: NanRule::Canonical(0x3_FFFF),
+};
 // Unverified on H200: the NaN that cvt writes for e4m3/e5m2 (0x7F is S.1111.111 in both).
-pub(crate) const E4M3: Format =
-    Format { exp_bits: 4, man_bits: 3, has_inf: false, nan: NanRule::Canonical(0x7F) };
-pub(crate) const E5M2: Format =
-    Format { exp_bits: 5, man_bits: 2, has_inf: true, nan: NanRule::Canonical(0x7F) };
+pub(crate) const E4M3: Format = Format {
+    exp_bits: 4,
+    man_bits: 3,
+    has_inf: false,
+    nan: NanRule::Canonical(0x7F),
+};
+pub(crate) const E5M2: Format = Format {
+    exp_bits: 5,
+    man_bits: 2,
+    has_inf: true,
+    nan: NanRule::Canonical(0x7F),
+};
 /// The 1.11.20 upper word of an f64, as `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` compute it.
 pub(crate) const F64_HI: Format = Format {
     exp_bits: 11,
@@ -82,7 +108,11 @@ impl Val {
             Val::Nan => Val::Nan,
             Val::Inf { neg } => Val::Inf { neg: !neg },
             Val::Zero { neg } => Val::Zero { neg: !neg },
-            Val::Num { neg, exp, sig } => Val::Num { neg: !neg, exp, sig },
+            Val::Num { neg, exp, sig } => Val::Num {
+                neg: !neg,
+                exp,
+                sig,
+            },
         }
     }
 }
@@ -144,7 +174,12 @@ impl Format {
     pub fn is_nan(self, bits: u64) -> bool {
         let e = self.exp_field(bits);
         let m = bits & self.man_mask();
-        e == self.exp_all_ones() && if self.has_inf { m != 0 } else { m == self.man_mask() }
+        e == self.exp_all_ones()
+            && if self.has_inf {
+                m != 0
+            } else {
+                m == self.man_mask()
+            }
     }
     pub fn is_subnormal(self, bits: u64) -> bool {
         self.exp_field(bits) == 0 && bits & self.man_mask() != 0
@@ -220,10 +255,18 @@ impl Format {
         } else if e == 0 && (m == 0 || ftz) {
             Val::Zero { neg }
         } else if e == 0 {
-            Val::Num { neg, exp: self.emin() - self.man_bits as i32, sig: m as u128 }
+            Val::Num {
+                neg,
+                exp: self.emin() - self.man_bits as i32,
+                sig: m as u128,
+            }
         } else {
             let exp = e as i32 - self.bias() - self.man_bits as i32;
-            Val::Num { neg, exp, sig: (m | (1 << self.man_bits)) as u128 }
+            Val::Num {
+                neg,
+                exp,
+                sig: (m | (1 << self.man_bits)) as u128,
+            }
         }
     }
 
@@ -247,7 +290,15 @@ impl Format {
     /// a result that rounds up to the smallest normal is kept (unverified on H200). On overflow the
     /// direction decides between infinity and the largest finite; `satfinite` always gives the
     /// largest finite (and a format without infinities gives NaN without it).
-    pub fn round(self, neg: bool, exp: i32, sig: u128, rnd: Rounding, ftz: bool, satfinite: bool) -> u64 {
+    pub fn round(
+        self,
+        neg: bool,
+        exp: i32,
+        sig: u128,
+        rnd: Rounding,
+        ftz: bool,
+        satfinite: bool,
+    ) -> u64 {
         if sig == 0 {
             return self.zero(neg);
         }
@@ -269,7 +320,11 @@ impl Format {
         }
         let normal = kept >> m != 0;
         if !normal {
-            return if ftz { self.zero(neg) } else { self.zero(neg) | kept as u64 };
+            return if ftz {
+                self.zero(neg)
+            } else {
+                self.zero(neg) | kept as u64
+            };
         }
         let biased = q + m + self.bias();
         let frac = kept as u64 & self.man_mask();
@@ -302,10 +357,31 @@ mod tests {
         assert_eq!(F32.decode(0x7F80_0000, false), Val::Inf { neg: false });
         assert_eq!(F32.decode(0xFFC0_0000, false), Val::Nan);
         assert_eq!(F32.decode(0x8000_0001, true), Val::Zero { neg: true });
-        assert_eq!(F32.decode(0x8000_0001, false), Val::Num { neg: true, exp: -149, sig: 1 });
-        assert_eq!(F32.decode(0x3F80_0000, false), Val::Num { neg: false, exp: -23, sig: 1 << 23 });
+        assert_eq!(
+            F32.decode(0x8000_0001, false),
+            Val::Num {
+                neg: true,
+                exp: -149,
+                sig: 1
+            }
+        );
+        assert_eq!(
+            F32.decode(0x3F80_0000, false),
+            Val::Num {
+                neg: false,
+                exp: -23,
+                sig: 1 << 23
+            }
+        );
         // e4m3: exponent all ones is a number unless the fraction is all ones.
-        assert_eq!(E4M3.decode(0x7E, false), Val::Num { neg: false, exp: 8 - 3, sig: 0b1110 });
+        assert_eq!(
+            E4M3.decode(0x7E, false),
+            Val::Num {
+                neg: false,
+                exp: 8 - 3,
+                sig: 0b1110
+            }
+        );
         assert_eq!(E4M3.decode(0x7F, false), Val::Nan);
     }
 
@@ -320,7 +396,10 @@ mod tests {
         let nbig = |r| F32.round(true, 128, 1, r, false, false);
         assert_eq!(nbig(Rounding::Rm), 0xFF80_0000);
         assert_eq!(nbig(Rounding::Rp), 0xFF7F_FFFF);
-        assert_eq!(F32.round(false, 128, 1, Rounding::Rn, false, true), 0x7F7F_FFFF);
+        assert_eq!(
+            F32.round(false, 128, 1, Rounding::Rn, false, true),
+            0x7F7F_FFFF
+        );
         // e4m3's largest is 448 = 0x7E; 464 is the tie with the missing 480 and goes to even (448);
         // above it the result overflows: NaN, or 448 under satfinite.
         assert_eq!(E4M3.round(false, 0, 448, Rounding::Rn, false, false), 0x7E);
@@ -334,11 +413,20 @@ mod tests {
         // 1.5 × 2^-149 ties to even 2 × 2^-149; 0.5 × 2^-149 ties to 0.
         assert_eq!(F32.round(false, -150, 3, Rounding::Rn, false, false), 2);
         assert_eq!(F32.round(false, -150, 1, Rounding::Rn, false, false), 0);
-        assert_eq!(F32.round(true, -150, 1, Rounding::Rm, false, false), 0x8000_0001);
-        assert_eq!(F32.round(true, -150, 1, Rounding::Rna, false, false), 0x8000_0001);
+        assert_eq!(
+            F32.round(true, -150, 1, Rounding::Rm, false, false),
+            0x8000_0001
+        );
+        assert_eq!(
+            F32.round(true, -150, 1, Rounding::Rna, false, false),
+            0x8000_0001
+        );
         assert_eq!(F32.round(false, -150, 3, Rounding::Rn, true, false), 0);
         // (2^24 − 1) × 2^-150 rounds up to the smallest normal, which ftz keeps.
-        assert_eq!(F32.round(false, -150, (1 << 24) - 1, Rounding::Rn, true, false), 0x0080_0000);
+        assert_eq!(
+            F32.round(false, -150, (1 << 24) - 1, Rounding::Rn, true, false),
+            0x0080_0000
+        );
         // Far below the smallest subnormal.
         assert_eq!(F64.round(false, -5000, 1, Rounding::Rp, false, false), 1);
         assert_eq!(F64.round(false, -5000, 1, Rounding::Rn, false, false), 0);

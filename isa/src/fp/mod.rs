@@ -2,12 +2,12 @@
 //!
 //! Pure functions of register bits (u16/u32/u64 in, bits out; NaN payloads never pass through host
 //! floats) that the simulator calls per lane: IEEE add/sub/mul/fma/div/rcp/sqrt in every PTX
-//! rounding mode for f32 and f64 ([`f32`], [`f64`]), f16/bf16 scalars and packed pairs ([`f16`],
-//! [`bf16`], [`f16x2`], [`bf16x2`]), min/max (with `.NaN`), abs/neg/copysign, `testp` and every
+//! rounding mode for f32 and f64 ([`mod@f32`], [`mod@f64`]), f16/bf16 scalars and packed pairs
+//! ([`mod@f16`], [`bf16`], [`f16x2`], [`bf16x2`]), min/max (with `.NaN`), abs/neg/copysign, `testp` and every
 //! `setp` comparison, all of `cvt` ([`cvt`]), and the `.approx` instructions ([`approx`]). `.ftz`
 //! flushes subnormal operands and results to sign-preserving zero; `.sat` clamps to [0, 1] with NaN
 //! to +0. Correctly rounded operations are exact for every input: values are decoded to integers and
-//! rounded once ([`format`]), with the host's native f32/f64 arithmetic as the fast path for `.rn`.
+//! rounded once (module `format`), with the host's native f32/f64 arithmetic as the fast path for `.rn`.
 //! NaN results follow Hopper: f32 arithmetic returns 0x7FFFFFFF, f16/bf16 0x7FFF, f64 passes a NaN
 //! operand's payload on (quieted). Choices the PTX ISA leaves open are marked "unverified on H200"
 //! where they are made; `isa/tests/fp_oracle.rs` checks them against `isa/tests/hw/fp_oracle.cu`.
@@ -33,9 +33,9 @@
 //!   `tanh.approx.f16`: absolute ≤ 2^-10.987; `tanh.approx.bf16`: absolute ≤ 2^-8; models:
 //!   correctly rounded via f64.
 
+pub mod approx;
 mod arith;
 mod core;
-pub mod approx;
 pub mod cvt;
 mod format;
 #[cfg(test)]

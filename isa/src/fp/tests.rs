@@ -2,12 +2,20 @@
 //! (`rustc_apfloat`, used only here), an independent correctly rounded implementation.
 
 use super::cvt::{self, FloatMods, FloatType, IntType};
-use super::{bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp};
+use super::{approx, bf16, bf16x2, f16, f16x2, f32, f64, CmpOp, IntRounding, Rounding, TestOp};
 use proptest::prelude::*;
-use rustc_apfloat::ieee::{BFloat, Double, Float8E4M3FN, Float8E5M2, Half, IeeeFloat, Quad, Semantics, Single};
+use rustc_apfloat::ieee::{
+    BFloat, Double, Float8E4M3FN, Float8E5M2, Half, IeeeFloat, Quad, Semantics, Single,
+};
 use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
 
-const ROUNDINGS: [Rounding; 5] = [Rounding::Rn, Rounding::Rna, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+const ROUNDINGS: [Rounding; 5] = [
+    Rounding::Rn,
+    Rounding::Rna,
+    Rounding::Rz,
+    Rounding::Rm,
+    Rounding::Rp,
+];
 const RN: Rounding = Rounding::Rn;
 
 fn b32(x: std::primitive::f32) -> u32 {
@@ -25,19 +33,43 @@ fn ties_and_directed_rounding() {
     let one = b32(1.0);
     let half_ulp = b32(2f32.powi(-24));
     assert_eq!(f32::add(one, half_ulp, Rounding::Rn, false, false), one);
-    assert_eq!(f32::add(one, half_ulp, Rounding::Rna, false, false), one + 1);
+    assert_eq!(
+        f32::add(one, half_ulp, Rounding::Rna, false, false),
+        one + 1
+    );
     assert_eq!(f32::add(one, half_ulp, Rounding::Rp, false, false), one + 1);
-    assert_eq!(f32::add(one | 1, half_ulp, Rounding::Rn, false, false), one + 2);
-    assert_eq!(f32::sub(one, half_ulp, Rounding::Rm, false, false), b32(1.0 - 2f32.powi(-24)));
-    assert_eq!(f32::sub(one, half_ulp, Rounding::Rz, false, false), b32(1.0 - 2f32.powi(-24)));
+    assert_eq!(
+        f32::add(one | 1, half_ulp, Rounding::Rn, false, false),
+        one + 2
+    );
+    assert_eq!(
+        f32::sub(one, half_ulp, Rounding::Rm, false, false),
+        b32(1.0 - 2f32.powi(-24))
+    );
+    assert_eq!(
+        f32::sub(one, half_ulp, Rounding::Rz, false, false),
+        b32(1.0 - 2f32.powi(-24))
+    );
     // 1/3 in every direction.
     let third = f32::div(one, b32(3.0), Rounding::Rn, false);
     assert_eq!(third, 0x3EAA_AAAB);
     assert_eq!(f32::div(one, b32(3.0), Rounding::Rz, false), 0x3EAA_AAAA);
-    assert_eq!(f32::div(b32(-1.0), b32(3.0), Rounding::Rm, false), 0xBEAA_AAAB);
-    assert_eq!(f64::div(b64(1.0), b64(3.0), Rounding::Rp, false, ), 0x3FD5_5555_5555_5556);
-    assert_eq!(f64::sqrt(b64(2.0), Rounding::Rz, false), 0x3FF6_A09E_667F_3BCC);
-    assert_eq!(f64::sqrt(b64(2.0), Rounding::Rp, false), 0x3FF6_A09E_667F_3BCD);
+    assert_eq!(
+        f32::div(b32(-1.0), b32(3.0), Rounding::Rm, false),
+        0xBEAA_AAAB
+    );
+    assert_eq!(
+        f64::div(b64(1.0), b64(3.0), Rounding::Rp, false,),
+        0x3FD5_5555_5555_5556
+    );
+    assert_eq!(
+        f64::sqrt(b64(2.0), Rounding::Rz, false),
+        0x3FF6_A09E_667F_3BCC
+    );
+    assert_eq!(
+        f64::sqrt(b64(2.0), Rounding::Rp, false),
+        0x3FF6_A09E_667F_3BCD
+    );
 }
 
 #[test]
@@ -49,7 +81,10 @@ fn signed_zeros() {
     assert_eq!(f32::sub(b32(1.5), b32(1.5), RN, false, false), p);
     assert_eq!(f32::sub(b32(1.5), b32(1.5), Rounding::Rm, false, false), n);
     assert_eq!(f64::fma(b64(-1.0), 0, 0, Rounding::Rz, false, false), 0);
-    assert_eq!(f64::fma(b64(-1.0), 0, 0, Rounding::Rm, false, false), 1 << 63);
+    assert_eq!(
+        f64::fma(b64(-1.0), 0, 0, Rounding::Rm, false, false),
+        1 << 63
+    );
     assert_eq!(f32::sqrt(n, RN, false), n);
     assert_eq!(f32::mul(n, b32(3.0), Rounding::Rp, false, false), n);
     assert_eq!(f32::rcp(n, RN, false), 0xFF80_0000);
@@ -74,7 +109,10 @@ fn overflow_per_rounding() {
     assert_eq!(run(Rounding::Rp, false), 0x7F80_0000);
     assert_eq!(run(Rounding::Rm, true), 0xFF80_0000);
     assert_eq!(run(Rounding::Rp, true), 0xFF7F_FFFF);
-    assert_eq!(f64::mul(0x7FEF_FFFF_FFFF_FFFF, b64(2.0), Rounding::Rz, false, false), 0x7FEF_FFFF_FFFF_FFFF);
+    assert_eq!(
+        f64::mul(0x7FEF_FFFF_FFFF_FFFF, b64(2.0), Rounding::Rz, false, false),
+        0x7FEF_FFFF_FFFF_FFFF
+    );
     assert_eq!(f16::mul(0x7BFF, 0x4000, RN, false, false), 0x7C00);
 }
 
@@ -88,13 +126,25 @@ fn subnormals_and_ftz() {
     assert_eq!(f32::mul(min_sub, half, Rounding::Rp, false, false), min_sub);
     assert_eq!(f32::mul(min_norm, half, RN, false, false), 0x0040_0000);
     assert_eq!(f32::mul(min_norm, half, RN, true, false), 0);
-    assert_eq!(f32::mul(min_norm | 0x8000_0000, half, RN, true, false), 0x8000_0000);
+    assert_eq!(
+        f32::mul(min_norm | 0x8000_0000, half, RN, true, false),
+        0x8000_0000
+    );
     // ftz flushes operands: a subnormal is zero, so subnormal × ∞ is NaN and subnormal + 1 = 1.
     assert_eq!(f32::mul(min_sub, 0x7F80_0000, RN, true, false), 0x7FFF_FFFF);
-    assert_eq!(f32::add(min_sub, b32(1.0), Rounding::Rp, true, false), b32(1.0));
-    assert_eq!(f32::add(min_sub, b32(1.0), Rounding::Rp, false, false), b32(1.0) + 1);
+    assert_eq!(
+        f32::add(min_sub, b32(1.0), Rounding::Rp, true, false),
+        b32(1.0)
+    );
+    assert_eq!(
+        f32::add(min_sub, b32(1.0), Rounding::Rp, false, false),
+        b32(1.0) + 1
+    );
     // Subnormal results of the soft path (directed rounding) and of the native path agree.
-    assert_eq!(f32::fma(min_norm, half, 0, Rounding::Rz, false, false), 0x0040_0000);
+    assert_eq!(
+        f32::fma(min_norm, half, 0, Rounding::Rz, false, false),
+        0x0040_0000
+    );
     assert_eq!(f32::fma(min_norm, half, 0, Rounding::Rz, true, false), 0);
     assert_eq!(f32::min(min_sub, 0x8000_0000, true, false), 0x8000_0000);
     assert!(f32::setp(CmpOp::Eq, min_sub, 0, true));
@@ -113,7 +163,10 @@ fn saturation() {
     assert_eq!(f32::add(b32(-1.0), b32(0.5), RN, false, true), 0);
     assert_eq!(f32::mul(0x7F80_0000, 0, RN, false, true), 0);
     assert_eq!(f32::mul(0x8000_0000, b32(1.0), RN, false, true), 0);
-    assert_eq!(f32::fma(b32(0.5), b32(0.5), b32(0.125), Rounding::Rz, false, true), b32(0.375));
+    assert_eq!(
+        f32::fma(b32(0.5), b32(0.5), b32(0.125), Rounding::Rz, false, true),
+        b32(0.375)
+    );
     assert_eq!(f16::add(0x3C00, 0x3C00, RN, false, true), 0x3C00);
 }
 
@@ -122,7 +175,10 @@ fn nan_results() {
     let qnan = 0x7FC0_0000u32;
     let snan = 0x7F80_0001u32;
     assert_eq!(f32::add(snan, b32(1.0), RN, false, false), 0x7FFF_FFFF);
-    assert_eq!(f32::add(0x7F80_0000, 0xFF80_0000, RN, false, false), 0x7FFF_FFFF);
+    assert_eq!(
+        f32::add(0x7F80_0000, 0xFF80_0000, RN, false, false),
+        0x7FFF_FFFF
+    );
     assert_eq!(f32::div(0, 0, Rounding::Rz, false), 0x7FFF_FFFF);
     assert_eq!(f32::sqrt(b32(-1.0), RN, false), 0x7FFF_FFFF);
     assert_eq!(f32::min(qnan, b32(1.0), false, false), b32(1.0));
@@ -133,10 +189,29 @@ fn nan_results() {
     assert_eq!(f32::copysign(0x8000_0000, snan), snan | 0x8000_0000);
     // f64 keeps payloads: the first NaN operand, quieted.
     let dsnan = 0x7FF0_0000_0000_0001u64;
-    assert_eq!(f64::add(b64(1.0), dsnan, RN, false, false), 0x7FF8_0000_0000_0001);
-    assert_eq!(f64::fma(b64(1.0), 0xFFF8_0000_0000_0002, dsnan, Rounding::Rm, false, false), 0xFFF8_0000_0000_0002);
-    assert_eq!(f64::mul(0, 0x7FF0_0000_0000_0000, RN, false, false), 0x7FFF_FFFF_FFFF_FFFF);
-    assert_eq!(f64::abs(0xFFF8_0000_0000_0003, false), 0xFFF8_0000_0000_0003);
+    assert_eq!(
+        f64::add(b64(1.0), dsnan, RN, false, false),
+        0x7FF8_0000_0000_0001
+    );
+    assert_eq!(
+        f64::fma(
+            b64(1.0),
+            0xFFF8_0000_0000_0002,
+            dsnan,
+            Rounding::Rm,
+            false,
+            false
+        ),
+        0xFFF8_0000_0000_0002
+    );
+    assert_eq!(
+        f64::mul(0, 0x7FF0_0000_0000_0000, RN, false, false),
+        0x7FFF_FFFF_FFFF_FFFF
+    );
+    assert_eq!(
+        f64::abs(0xFFF8_0000_0000_0003, false),
+        0xFFF8_0000_0000_0003
+    );
     assert_eq!(f16::add(0x7C01, 0x3C00, RN, false, false), 0x7FFF);
     assert_eq!(bf16::mul(0x7F80, 0, RN, false, false), 0x7FFF);
 }
@@ -165,7 +240,11 @@ fn comparisons_and_tests() {
     for (op, one_two, with_nan, one_one) in table {
         assert_eq!(f32::setp(op, one, two, false), one_two, "{op:?} 1 2");
         assert_eq!(f32::setp(op, one, nan, false), with_nan, "{op:?} 1 NaN");
-        assert_eq!(f64::setp(op, b64(1.0), b64(1.0), false), one_one, "{op:?} 1 1");
+        assert_eq!(
+            f64::setp(op, b64(1.0), b64(1.0), false),
+            one_one,
+            "{op:?} 1 1"
+        );
     }
     assert!(f32::testp(TestOp::Normal, 0x8000_0000));
     assert!(f32::testp(TestOp::Subnormal, 0x8000_0001));
@@ -185,7 +264,10 @@ fn packed_lanes() {
     assert_eq!(f16x2::add(a, b, RN, false, false), 0x0000_3E00);
     assert_eq!(f16x2::max(a, b, false, false), 0x4000_3C00);
     assert_eq!(f16x2::neg(a, false), 0xC000_BC00);
-    assert_eq!(bf16x2::fma(0x3F80_4000, 0x4000_4000, 0x3F80_3F80, RN, false, false), 0x4040_40A0);
+    assert_eq!(
+        bf16x2::fma(0x3F80_4000, 0x4000_4000, 0x3F80_3F80, RN, false, false),
+        0x4040_40A0
+    );
     assert_eq!(bf16x2::relu(0x8000_BF80), 0);
 }
 
@@ -195,7 +277,10 @@ fn fma_is_fused() {
     let a = b32(1.0 + 2f32.powi(-23));
     let b = b32(1.0 - 2f32.powi(-23));
     for r in ROUNDINGS {
-        assert_eq!(f32::fma(a, b, b32(-1.0), r, false, false), b32(-(2f32.powi(-46))));
+        assert_eq!(
+            f32::fma(a, b, b32(-1.0), r, false, false),
+            b32(-(2f32.powi(-46)))
+        );
     }
     assert_eq!(f32::mul(a, b, RN, false, false), b32(1.0));
 }
@@ -227,8 +312,19 @@ fn fbits(e: u32, m: u32) -> BoxedStrategy<u64> {
     let w = 1 + e + m;
     let mask = if w == 64 { u64::MAX } else { (1 << w) - 1 };
     let emax = (1u64 << e) - 1;
-    let field = move |sign: bool, ex: u64, man: u64| (sign as u64) << (e + m) | ex << m | (man & ((1 << m) - 1));
-    let exps = prop_oneof![Just(0u64), Just(1), Just(2), Just(emax / 2), Just(emax / 2 + 1), Just(emax - 1), Just(emax), 0..=emax];
+    let field = move |sign: bool, ex: u64, man: u64| {
+        (sign as u64) << (e + m) | ex << m | (man & ((1 << m) - 1))
+    };
+    let exps = prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(2),
+        Just(emax / 2),
+        Just(emax / 2 + 1),
+        Just(emax - 1),
+        Just(emax),
+        0..=emax
+    ];
     prop_oneof![
         3 => any::<u64>().prop_map(move |x| x & mask),
         2 => (any::<bool>(), exps, any::<u64>()).prop_map(move |(s, ex, man)| field(s, ex, man)),
@@ -308,12 +404,27 @@ fn ap<F: Float>(bits: u64, ftz: bool) -> F {
 type Bin = fn(u64, u64, Rounding, bool) -> u64;
 type Tern = fn(u64, u64, u64, Rounding, bool) -> u64;
 
-fn check_binary<F: Float>(ours: Bin, theirs: fn(F, F, Round) -> StatusAnd<F>, nan: Nan, a: u64, b: u64, ftzs: &[bool]) {
+fn check_binary<F: Float>(
+    ours: Bin,
+    theirs: fn(F, F, Round) -> StatusAnd<F>,
+    nan: Nan,
+    a: u64,
+    b: u64,
+    ftzs: &[bool],
+) {
     for &ftz in ftzs {
         for r in ROUNDINGS {
-            let want = expect(theirs(ap(a, ftz), ap(b, ftz), round_of(r)), ftz, nan, &[a, b]);
+            let want = expect(
+                theirs(ap(a, ftz), ap(b, ftz), round_of(r)),
+                ftz,
+                nan,
+                &[a, b],
+            );
             let got = ours(a, b, r, ftz);
-            assert_eq!(got, want, "{a:#x} {b:#x} {r:?} ftz={ftz}: got {got:#x} want {want:#x}");
+            assert_eq!(
+                got, want,
+                "{a:#x} {b:#x} {r:?} ftz={ftz}: got {got:#x} want {want:#x}"
+            );
         }
     }
 }
@@ -322,9 +433,17 @@ fn check_fma<F: Float>(ours: Tern, nan: Nan, a: u64, b: u64, c: u64, ftzs: &[boo
     for &ftz in ftzs {
         for r in ROUNDINGS {
             let x: F = ap(a, ftz);
-            let want = expect(x.mul_add_r(ap(b, ftz), ap(c, ftz), round_of(r)), ftz, nan, &[a, b, c]);
+            let want = expect(
+                x.mul_add_r(ap(b, ftz), ap(c, ftz), round_of(r)),
+                ftz,
+                nan,
+                &[a, b, c],
+            );
             let got = ours(a, b, c, r, ftz);
-            assert_eq!(got, want, "fma {a:#x} {b:#x} {c:#x} {r:?} ftz={ftz}: got {got:#x} want {want:#x}");
+            assert_eq!(
+                got, want,
+                "fma {a:#x} {b:#x} {c:#x} {r:?} ftz={ftz}: got {got:#x} want {want:#x}"
+            );
         }
     }
 }
@@ -354,10 +473,42 @@ macro_rules! binary_props {
     };
 }
 
-binary_props!(f32_matches_apfloat, f32, Single, u32, any32(), Nan::Canonical(0x7FFF_FFFF), &[false, true]);
-binary_props!(f64_matches_apfloat, f64, Double, u64, any64(), Nan::F64, &[false]);
-binary_props!(f16_matches_apfloat, f16, Half, u16, any16(), Nan::Canonical(0x7FFF), &[false, true]);
-binary_props!(bf16_matches_apfloat, bf16, BFloat, u16, anyb16(), Nan::Canonical(0x7FFF), &[false]);
+binary_props!(
+    f32_matches_apfloat,
+    f32,
+    Single,
+    u32,
+    any32(),
+    Nan::Canonical(0x7FFF_FFFF),
+    &[false, true]
+);
+binary_props!(
+    f64_matches_apfloat,
+    f64,
+    Double,
+    u64,
+    any64(),
+    Nan::F64,
+    &[false]
+);
+binary_props!(
+    f16_matches_apfloat,
+    f16,
+    Half,
+    u16,
+    any16(),
+    Nan::Canonical(0x7FFF),
+    &[false, true]
+);
+binary_props!(
+    bf16_matches_apfloat,
+    bf16,
+    BFloat,
+    u16,
+    anyb16(),
+    Nan::Canonical(0x7FFF),
+    &[false]
+);
 
 /// Checks `r` = sqrt(`x`) in direction `rnd` by exact squaring in the wider format `W`.
 fn check_sqrt<F: Float + FloatConvert<W>, W: Float>(x: u64, r: u64, rnd: Rounding, nan: Nan) {
@@ -407,21 +558,57 @@ proptest! {
 macro_rules! with_float {
     ($t:expr, $F:ident => $body:expr) => {
         match $t {
-            FloatType::F16 => { type $F = Half; $body }
-            FloatType::Bf16 => { type $F = BFloat; $body }
-            FloatType::F32 => { type $F = Single; $body }
-            FloatType::F64 => { type $F = Double; $body }
-            FloatType::Tf32 => { type $F = Tf32; $body }
-            FloatType::E4m3 => { type $F = Float8E4M3FN; $body }
-            FloatType::E5m2 => { type $F = Float8E5M2; $body }
+            FloatType::F16 => {
+                type $F = Half;
+                $body
+            }
+            FloatType::Bf16 => {
+                type $F = BFloat;
+                $body
+            }
+            FloatType::F32 => {
+                type $F = Single;
+                $body
+            }
+            FloatType::F64 => {
+                type $F = Double;
+                $body
+            }
+            FloatType::Tf32 => {
+                type $F = Tf32;
+                $body
+            }
+            FloatType::E4m3 => {
+                type $F = Float8E4M3FN;
+                $body
+            }
+            FloatType::E5m2 => {
+                type $F = Float8E5M2;
+                $body
+            }
         }
     };
 }
 
-const FLOATS: [FloatType; 7] =
-    [FloatType::F16, FloatType::Bf16, FloatType::F32, FloatType::F64, FloatType::Tf32, FloatType::E4m3, FloatType::E5m2];
-const INTS: [IntType; 8] =
-    [IntType::U8, IntType::U16, IntType::U32, IntType::U64, IntType::S8, IntType::S16, IntType::S32, IntType::S64];
+const FLOATS: [FloatType; 7] = [
+    FloatType::F16,
+    FloatType::Bf16,
+    FloatType::F32,
+    FloatType::F64,
+    FloatType::Tf32,
+    FloatType::E4m3,
+    FloatType::E5m2,
+];
+const INTS: [IntType; 8] = [
+    IntType::U8,
+    IntType::U16,
+    IntType::U32,
+    IntType::U64,
+    IntType::S8,
+    IntType::S16,
+    IntType::S32,
+    IntType::S64,
+];
 
 /// The register bits of an oracle value of destination type `t`.
 fn store(t: FloatType, bits: u128) -> u64 {
@@ -551,6 +738,139 @@ proptest! {
                 let want = expect_f2f(v.round_to_integral(round_of(r)).value, t, Rounding::Rn, false);
                 prop_assert_eq!(Some(got), want, "{:?} {:#x} {:?}", t, a, ir);
             }
+        }
+    }
+}
+
+// --- totality: every public function on arbitrary bits ----------------------------------------
+
+const CMPS: [CmpOp; 14] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::Lt,
+    CmpOp::Le,
+    CmpOp::Gt,
+    CmpOp::Ge,
+    CmpOp::Equ,
+    CmpOp::Neu,
+    CmpOp::Ltu,
+    CmpOp::Leu,
+    CmpOp::Gtu,
+    CmpOp::Geu,
+    CmpOp::Num,
+    CmpOp::Nan,
+];
+const TESTS: [TestOp; 6] = [
+    TestOp::Finite,
+    TestOp::Infinite,
+    TestOp::Number,
+    TestOp::NotANumber,
+    TestOp::Normal,
+    TestOp::Subnormal,
+];
+const IROUNDINGS: [IntRounding; 4] = [
+    IntRounding::Rni,
+    IntRounding::Rzi,
+    IntRounding::Rmi,
+    IntRounding::Rpi,
+];
+
+/// Calls every operation of a scalar module with all modifier combinations.
+macro_rules! exercise_scalar {
+    ($m:ident, $b:ty, $a:expr, $bb:expr, $c:expr) => {{
+        let (a, b, c) = ($a as $b, $bb as $b, $c as $b);
+        for r in ROUNDINGS {
+            for ftz in [false, true] {
+                for sat in [false, true] {
+                    $m::add(a, b, r, ftz, sat);
+                    $m::sub(a, b, r, ftz, sat);
+                    $m::mul(a, b, r, ftz, sat);
+                    $m::fma(a, b, c, r, ftz, sat);
+                }
+                $m::div(a, b, r, ftz);
+                $m::rcp(a, r, ftz);
+                $m::sqrt(a, r, ftz);
+            }
+        }
+        for ftz in [false, true] {
+            for nan in [false, true] {
+                $m::min(a, b, ftz, nan);
+                $m::max(a, b, ftz, nan);
+            }
+            $m::abs(a, ftz);
+            $m::neg(a, ftz);
+            for op in CMPS {
+                $m::setp(op, a, b, ftz);
+            }
+        }
+        $m::copysign(a, b);
+        $m::relu(a);
+        for op in TESTS {
+            $m::testp(op, a);
+        }
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn every_function_is_total(a in any::<u64>(), b in any::<u64>(), c in any::<u64>()) {
+        exercise_scalar!(f32, u32, a, b, c);
+        exercise_scalar!(f64, u64, a, b, c);
+        exercise_scalar!(f16, u16, a, b, c);
+        exercise_scalar!(bf16, u16, a, b, c);
+        for ftz in [false, true] {
+            f16x2::add(a as u32, b as u32, RN, ftz, true);
+            f16x2::fma(a as u32, b as u32, c as u32, RN, ftz, true);
+            bf16x2::min(a as u32, b as u32, ftz, true);
+            approx::rcp_f32(a as u32, ftz);
+            approx::div_f32(a as u32, b as u32, ftz);
+            approx::div_full_f32(a as u32, b as u32, ftz);
+            approx::sqrt_f32(a as u32, ftz);
+            approx::rsqrt_f32(a as u32, ftz);
+            approx::ex2_f32(a as u32, ftz);
+            approx::lg2_f32(a as u32, ftz);
+            approx::sin_f32(a as u32, ftz);
+            approx::cos_f32(a as u32, ftz);
+        }
+        approx::tanh_f32(a as u32);
+        approx::rcp_ftz_f64(a);
+        approx::rsqrt_ftz_f64(a);
+        approx::rsqrt_f64(a);
+        approx::ex2_f16x2(a as u32);
+        approx::ex2_ftz_bf16x2(a as u32);
+        approx::tanh_f16x2(a as u32);
+        approx::tanh_bf16x2(a as u32);
+        let all = FloatMods { ftz: true, sat: true, satfinite: true, relu: true };
+        for s in FLOATS {
+            for d in FLOATS {
+                for r in ROUNDINGS {
+                    cvt::f2f(s, d, a, r, FloatMods::default());
+                    cvt::f2f(s, d, a, r, all);
+                }
+            }
+            for ir in IROUNDINGS {
+                cvt::f2f_integral(s, a, ir, true, true);
+                for i in INTS {
+                    cvt::f2i(s, i, a, ir, true);
+                }
+            }
+            for i in INTS {
+                cvt::i2f(i, s, a, Rounding::Rp, all);
+            }
+        }
+        for s in INTS {
+            for d in INTS {
+                cvt::i2i(s, d, a, true);
+                cvt::i2i(s, d, a, false);
+            }
+        }
+        for p in [cvt::PackedType::F16x2, cvt::PackedType::Bf16x2, cvt::PackedType::E4m3x2, cvt::PackedType::E5m2x2] {
+            cvt::pack2_f32(p, a as u32, b as u32, Rounding::Rz, all);
+        }
+        for f in [cvt::Fp8::E4m3, cvt::Fp8::E5m2] {
+            cvt::f8x2_from_f16x2(f, a as u32, true);
+            cvt::f16x2_from_f8x2(f, a as u16, true);
         }
     }
 }
