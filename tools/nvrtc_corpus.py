@@ -20,7 +20,8 @@ inline asm, as nvcc -ptx does not), --log FILE.
 
 File-name rule (same as tools/gen_corpus.sh):  *_sm90a.cu -> sm_90a only;  *_sm90.cu -> sm_90, sm_90a;
 *_sm80.cu -> sm_80, sm_90, sm_90a;  anything else -> sm_75, sm_80, sm_90, sm_90a.
-A line `// corpus-flags: ...` in a .cu adds those flags to every compile of that file.
+A line `// corpus-flags: ...` in a .cu adds those flags to every compile of that file (nvcc and NVRTC);
+`// corpus-nvrtc-flags: ...` adds flags for NVRTC only (e.g. --device-int128, which nvcc does not need).
 """
 
 import argparse
@@ -46,8 +47,8 @@ def archs_for(stem):
     return list(ALL_ARCHS)
 
 
-def extra_flags(text):
-    m = re.search(r"^// corpus-flags:(.*)$", text, re.M)
+def extra_flags(text, key="corpus-flags"):
+    m = re.search(r"^// %s:(.*)$" % key, text, re.M)
     return m.group(1).split() if m else []
 
 
@@ -125,7 +126,7 @@ def main():
         if only and stem not in only:
             continue
         text = f.read_text()
-        xf = extra_flags(text)
+        xf = extra_flags(text) + extra_flags(text, "corpus-nvrtc-flags")
         for arch in archs_for(stem):
             if arch not in want_archs:
                 continue
