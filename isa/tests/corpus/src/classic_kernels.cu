@@ -93,7 +93,7 @@ extern "C" __global__ void softmax_rows(const float *in, float *out, int cols)
     const float *r = in + (size_t)blockIdx.x * cols;
     float *o = out + (size_t)blockIdx.x * cols;
     __shared__ float red[32];
-    float m = -INFINITY;
+    float m = -__int_as_float(0x7f800000);   // -inf without <cmath>
     for (int c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, r[c]);
     for (int k = 16; k > 0; k >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, k));
     if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = m;
