@@ -6,12 +6,10 @@ isa/tests/corpus/ptx_nvrtc/<stem>.<sm_XX>[.lineinfo].ptx, the PTX the parser is 
 until the nvcc outputs of tools/gen_corpus.sh arrive.
 
 Needs libnvrtc.so.13 and libnvrtc-builtins.so.13.0 (PyPI wheel nvidia-cuda-nvrtc==13.0.88) and the
-CUDA headers (wheels nvidia-cuda-runtime==13.0.96 and nvidia-cuda-cccl==13.0.85 ship them under
-nvidia/cu13/include). Setup, once:
-
-    pip install --target /tmp/cudapy/site nvidia-cuda-nvrtc==13.0.88 \
-        nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85
-    python3 tools/nvrtc_corpus.py --cuda-root /tmp/cudapy/site/nvidia/cu13
+CUDA headers: nvidia-cuda-runtime==13.0.96 (cuda_fp16.h, cooperative_groups, cuda_pipeline.h ...),
+nvidia-cuda-cccl==13.0.85 (include/cccl: cuda/barrier, cuda/ptx, cub) and nvidia-cuda-crt==13.0.88
+(include/crt, needed by mma.h). tools/README.md shows how to lay them out as one CUDA root
+(default --cuda-root: $CUDA_ROOT, else /tmp/cuda13, else /tmp/cudapy/site/nvidia/cu13).
 
 Options: --cuda-root DIR (has lib/ or lib64/ with libnvrtc, and include/), --out DIR,
 --only STEM[,STEM...], --archs 75,80,90,90a, --no-lineinfo, --check (also compile each
@@ -96,7 +94,9 @@ class Nvrtc:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cuda-root", default=os.environ.get("CUDA_ROOT", "/tmp/cudapy/site/nvidia/cu13"))
+    default_root = os.environ.get("CUDA_ROOT") or next(
+        (d for d in ("/tmp/cuda13", "/tmp/cudapy/site/nvidia/cu13") if os.path.isdir(d)), "/tmp/cuda13")
+    ap.add_argument("--cuda-root", default=default_root)
     ap.add_argument("--out", default=str(REPO / "isa" / "tests" / "corpus" / "ptx_nvrtc"))
     ap.add_argument("--only", default="")
     ap.add_argument("--archs", default=",".join(ALL_ARCHS))
