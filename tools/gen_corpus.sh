@@ -22,7 +22,8 @@
 #                       a fixed path makes the output independent of where the repo lives (nvcc hashes the
 #                       source path into anonymous-namespace names and writes it into .file directives)
 #   OUT                 if set: log -> $OUT/corpus_log.txt, summary -> $OUT/corpus_summary.txt,
-#                       PTX -> $OUT/corpus_ptx.tar.gz
+#                       PTX -> $OUT/corpus_ptx.tar.gz; if unset, log and summary go to isa/tests/corpus/
+#                       (git-ignored)
 # Exit status: 0 if every combination compiled (and assembled), 1 otherwise; it never stops early.
 set -u
 
@@ -48,7 +49,10 @@ PTXAS="$(dirname "$NVCC")/ptxas"
 WORK="$(mktemp -d /tmp/gen_corpus.XXXXXX)"
 LOG="$WORK/corpus_log.txt"
 mkdir -p "$DST" "$WORK/status"
-rm -rf "$BUILD" && mkdir -p "$BUILD" && cp "$SRC"/*.cu "$BUILD"/ 2>/dev/null
+case "$BUILD" in
+    /|/tmp|/tmp/|"$HOME"|"$REPO"*|"") echo "gen_corpus.sh: refusing CORPUS_BUILD_DIR=$BUILD" >&2; exit 2 ;;
+esac
+rm -rf "$BUILD" && mkdir -p "$BUILD" && cp "$SRC"/*.cu "$BUILD"/
 [ -d "$SRC/include" ] && cp -r "$SRC/include" "$BUILD"/
 
 {
@@ -172,8 +176,10 @@ if [ -n "${OUT:-}" ]; then
     tar -C "$REPO/isa/tests/corpus" -czf "$OUT/corpus_ptx.tar.gz" ptx
     echo "wrote $OUT/corpus_log.txt, $OUT/corpus_summary.txt, $OUT/corpus_ptx.tar.gz"
 else
+    # both git-ignored; isa/tests/corpus/nvcc_summary.txt is the committed copy of a full run's table
     cp "$LOG" "$REPO/isa/tests/corpus/corpus_log.txt"
-    echo "log: $REPO/isa/tests/corpus/corpus_log.txt"
+    cp "$SUM" "$REPO/isa/tests/corpus/corpus_summary.txt"
+    echo "log: $REPO/isa/tests/corpus/corpus_log.txt, table: $REPO/isa/tests/corpus/corpus_summary.txt"
 fi
 rm -rf "$WORK"
 [ "$nfail" -eq 0 ] && [ "$nsass" -eq 0 ]
