@@ -35,8 +35,17 @@ fn load_ptx(file: &PathBuf) -> Result<Vec<warpsim_isa::Program>> {
     Ok(warpsim_isa::load(&src, &file.display().to_string())?)
 }
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Ptx { cmd: PtxCmd::Check { file } } => {
             let progs = load_ptx(&file)?;
