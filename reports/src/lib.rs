@@ -1,1 +1,24 @@
-//! warpsim-reports
+//! warpsim-reports: figures, tables and summary pages for warpsim results.
+//!
+//! This crate only draws and writes. It takes plain data structs defined here
+//! ([`ValidationPoint`], [`SweepSeries`], [`GroupedBars`], [`StackedBars`], [`Machine`] and
+//! [`RooflinePoint`], [`Timeline`], [`Table`]) and produces paper-ready figures (PNG at 300 dpi
+//! plus SVG of the same physical size, one or two paper columns wide, embedded DejaVu Sans, no
+//! system fonts), tidy CSV and JSON, aligned text tables, and a Markdown + HTML summary page. It
+//! knows nothing of the simulator, of PTX, of CUDA or of how the numbers were obtained: the `sim`
+//! and `validate` crates convert their results into these structs. Every failure is a
+//! [`ReportError`] value that names the offending point; nothing here panics on user data.
+
+mod axis;
+mod error;
+mod figures;
+mod frame;
+mod render;
+mod stats;
+mod style;
+
+pub use error::ReportError;
+pub use figures::scatter::{validation_scatter, ScatterOptions, ValidationPoint};
+pub use render::{PixelRect, Written};
+pub use stats::{error_pct, pearson, validation_stats, ValidationStats};
+pub use style::{Column, FigureSpec, DPI, MAX_SERIES};
