@@ -104,6 +104,14 @@ impl Scale {
         }
     }
 
+    /// The value at position `t` along the axis (the inverse of the mapping).
+    pub(crate) fn at_unit(&self, t: f64) -> f64 {
+        match self.kind {
+            ScaleKind::Log => (self.lo.ln() + t * (self.hi.ln() - self.lo.ln())).exp(),
+            _ => self.lo + t * (self.hi - self.lo),
+        }
+    }
+
     /// Major ticks, at most `max` of them.
     pub(crate) fn major_ticks(&self, max: usize) -> Vec<f64> {
         let max = max.max(2);
@@ -244,6 +252,21 @@ pub(crate) fn format_number(v: f64, step: f64) -> String {
     trim(v, step)
 }
 
+/// A quantity with an SI prefix and three significant digits: `format_si(4.8e12, "B/s")` is
+/// `"4.8 TB/s"`.
+pub(crate) fn format_si(v: f64, unit: &str) -> String {
+    let a = v.abs();
+    let (scale, prefix) = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(s, _)| a >= *s)
+        .unwrap_or((1.0, ""));
+    let m = v / scale;
+    let digits = if m.abs() >= 100.0 { 0 } else if m.abs() >= 10.0 { 1 } else { 2 };
+    let s = format!("{m:.digits$}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    format!("{s} {prefix}{unit}")
+}
+
 /// `v` with enough decimals to tell ticks `step` apart (max 4), trailing zeros removed.
 fn trim(v: f64, step: f64) -> String {
     let step = if step > 0.0 && step.is_finite() { step } else { v.abs() };
@@ -295,6 +318,14 @@ mod tests {
     }
 
     #[test]
+    fn si_quantities() {
+        assert_eq!(format_si(4.8e12, "B/s"), "4.8 TB/s");
+        assert_eq!(format_si(66.9e12, "FLOP/s"), "66.9 TFLOP/s");
+        assert_eq!(format_si(989e12, "FLOP/s"), "989 TFLOP/s");
+        assert_eq!(format_si(12.0, "B"), "12 B");
+    }
+
+    #[test]
     fn fit_pads_and_handles_degenerate_input() {
         let s = Scale::fit([1.0, 100.0], true, false);
         assert!(s.lo() < 1.0 && s.hi() > 100.0);
@@ -313,6 +344,7 @@ mod tests {
         assert_eq!(s.map(&10.0, (0, 100)), 50);
         assert_eq!(s.map(&100.0, (0, 100)), 100);
         assert_eq!(s.map(&0.0, (0, 100)), -10_000);
+        assert!((s.at_unit(0.5) - 10.0).abs() < 1e-9);
         let c = Scale::category(vec!["a".into(), "b".into()]);
         assert_eq!(c.label(1.0), "b");
         assert_eq!(c.label(5.0), "");

@@ -308,7 +308,7 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
         .label_style(tick_font.color(&style::INK))
         .axis_desc_style(desc_font.color(&style::INK))
         .bold_line_style(style::stroke(style::GRID, pt::GRID))
-        .light_line_style(style::stroke(GRID_MINOR, pt::GRID))
+        .light_line_style(style::stroke(style::GRID_MINOR, pt::GRID_MINOR))
         .axis_style(style::stroke(style::INK, pt::AXIS))
         .set_all_tick_mark_size(tick_len);
     if !axes.x_label.is_empty() {
@@ -327,9 +327,6 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     }
     Ok(chart)
 }
-
-/// Minor grid lines, lighter than the major ones.
-const GRID_MINOR: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 
 /// Category labels written bottom-to-top under their slots, ending at the axis.
 fn vertical_x_labels<DB: DrawingBackend>(

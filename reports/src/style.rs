@@ -139,8 +139,10 @@ pub(crate) mod pt {
     pub const LINE: f64 = 1.1;
     /// Axis lines and tick marks.
     pub const AXIS: f64 = 0.6;
-    /// Grid lines.
+    /// Major grid lines.
     pub const GRID: f64 = 0.4;
+    /// Minor grid lines (log axes).
+    pub const GRID_MINOR: f64 = 0.25;
     /// Marker radius.
     pub const MARKER: f64 = 2.2;
     /// Tick mark length.
@@ -193,8 +195,10 @@ pub(crate) fn fill(color: RGBColor) -> ShapeStyle {
 
 /// Text and axes.
 pub(crate) const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
-/// Grid lines.
+/// Major grid lines.
 pub(crate) const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
+/// Minor grid lines, lighter than the major ones.
+pub(crate) const GRID_MINOR: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 /// Reference lines (y = x, baseline at 1.0, roofs).
 pub(crate) const REFERENCE: RGBColor = RGBColor(0x55, 0x55, 0x55);
 /// Shaded bands.
