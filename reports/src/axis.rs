@@ -23,6 +23,8 @@ pub(crate) struct Scale {
     lo: f64,
     hi: f64,
     kind: ScaleKind,
+    /// Ticks chosen by the figure (e.g. the swept parameter values) instead of computed ones.
+    ticks: Option<Vec<f64>>,
 }
 
 /// Fraction of the data span added on each side of a fitted axis.
@@ -64,18 +66,25 @@ impl Scale {
 
     /// A linear axis over `lo..hi`.
     pub(crate) fn linear(lo: f64, hi: f64) -> Self {
-        Self { lo, hi, kind: ScaleKind::Linear }
+        Self { lo, hi, kind: ScaleKind::Linear, ticks: None }
     }
 
     /// A log axis over `lo..hi` (both > 0).
     pub(crate) fn log(lo: f64, hi: f64) -> Self {
-        Self { lo, hi, kind: ScaleKind::Log }
+        Self { lo, hi, kind: ScaleKind::Log, ticks: None }
     }
 
     /// A categorical axis with one slot per name.
     pub(crate) fn category(names: Vec<String>) -> Self {
         let n = names.len().max(1) as f64;
-        Self { lo: -0.5, hi: n - 0.5, kind: ScaleKind::Category(names) }
+        Self { lo: -0.5, hi: n - 0.5, kind: ScaleKind::Category(names), ticks: None }
+    }
+
+    /// Uses `ticks` (those inside the range) as the major ticks when there are 2 to `max` of them;
+    /// the computed ones otherwise.
+    pub(crate) fn with_ticks(mut self, ticks: Vec<f64>) -> Self {
+        self.ticks = Some(ticks);
+        self
     }
 
     pub(crate) fn kind(&self) -> &ScaleKind {
@@ -104,17 +113,19 @@ impl Scale {
         }
     }
 
-    /// The value at position `t` along the axis (the inverse of the mapping).
-    pub(crate) fn at_unit(&self, t: f64) -> f64 {
-        match self.kind {
-            ScaleKind::Log => (self.lo.ln() + t * (self.hi.ln() - self.lo.ln())).exp(),
-            _ => self.lo + t * (self.hi - self.lo),
-        }
-    }
-
     /// Major ticks, at most `max` of them.
     pub(crate) fn major_ticks(&self, max: usize) -> Vec<f64> {
+        if max == 0 {
+            return Vec::new();
+        }
         let max = max.max(2);
+        if let Some(ticks) = &self.ticks {
+            let inside: Vec<f64> =
+                ticks.iter().copied().filter(|v| *v >= self.lo && *v <= self.hi).collect();
+            if (2..=max).contains(&inside.len()) {
+                return inside;
+            }
+        }
         match &self.kind {
             ScaleKind::Linear => linear_ticks(self.lo, self.hi, max),
             ScaleKind::Log => log_ticks(self.lo, self.hi, max),
@@ -149,12 +160,13 @@ impl Scale {
                     String::new()
                 }
             }
-            ScaleKind::Linear => {
+            ScaleKind::Linear if self.ticks.is_none() => {
                 let ticks = self.major_ticks(8);
                 let step = ticks.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
                 format_number(v, if step.is_finite() { step } else { v.abs() })
             }
-            ScaleKind::Log => format_number(v, v.abs()),
+            // Log ticks and chosen ticks: three significant digits.
+            _ => format_number(v, v.abs() / 100.0),
         }
     }
 }
@@ -344,7 +356,10 @@ mod tests {
         assert_eq!(s.map(&10.0, (0, 100)), 50);
         assert_eq!(s.map(&100.0, (0, 100)), 100);
         assert_eq!(s.map(&0.0, (0, 100)), -10_000);
-        assert!((s.at_unit(0.5) - 10.0).abs() < 1e-9);
+        let chosen = Scale::log(10.0, 300.0).with_ticks(vec![12.5, 25.0, 50.0, 400.0]);
+        assert_eq!(chosen.major_ticks(6), vec![12.5, 25.0, 50.0]);
+        assert_eq!(chosen.label(12.5), "12.5");
+        assert_eq!(chosen.major_ticks(0), Vec::<f64>::new());
         let c = Scale::category(vec!["a".into(), "b".into()]);
         assert_eq!(c.label(1.0), "b");
         assert_eq!(c.label(5.0), "");

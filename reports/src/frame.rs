@@ -45,6 +45,8 @@ impl Marker {
 pub(crate) enum Mark {
     /// A line with a marker (line series).
     Line(RGBColor, Marker),
+    /// A plain line (reference lines, roofs).
+    Stroke(RGBColor),
     /// A filled square (bars, stacked segments, bands).
     Swatch(RGBColor),
 }
@@ -182,6 +184,10 @@ fn draw_legend_entry<DB: DrawingBackend>(
                 .map_err(drawing(what))?;
             draw_marker(area, (x + mw / 2, mid), marker, color, what)?;
         }
+        Mark::Stroke(color) => {
+            area.draw(&PathElement::new(vec![(x, mid), (x + mw, mid)], style::stroke(color, pt::LINE)))
+                .map_err(drawing(what))?;
+        }
         Mark::Swatch(color) => {
             let s = px(pt::LEGEND) * 3 / 4;
             area.draw(&Rectangle::new(
@@ -194,6 +200,20 @@ fn draw_legend_entry<DB: DrawingBackend>(
     let f = font(pt::LEGEND);
     let (_, th) = text_size(area, &entry.label, &f, what)?;
     text_at(area, &entry.label, &f, (x + mw + px(pt::GAP), mid - th / 2), what)
+}
+
+/// A dashed grey reference line (y = x, a baseline at 1.0) from `from` to `to`.
+pub(crate) fn reference_line<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    from: CT::From,
+    to: CT::From,
+    what: &'static str,
+) -> Result<(), ReportError>
+where
+    CT::From: Clone,
+{
+    let line = plotters::element::DashedPathElement::new(vec![from, to], px(3.0), px(2.0), style::stroke(style::REFERENCE, pt::AXIS));
+    area.draw(&line).map_err(drawing(what))
 }
 
 /// Draws a marker centred on `at` (in `area`'s coordinates).
@@ -246,9 +266,9 @@ pub(crate) struct Axes<'s> {
     pub right_margin: i32,
 }
 
-/// Maximum number of major ticks for an axis of `len` pixels (≈ one per inch, at least 3).
+/// Maximum number of major ticks for an axis of `len` pixels (≈ 3.5 per inch, at least 3).
 fn tick_budget(len: i32) -> usize {
-    ((len as f64 / style::DPI * 1.6).round() as usize).clamp(3, 10)
+    ((len as f64 / style::DPI * 3.5).round() as usize).clamp(3, 12)
 }
 
 /// Builds a chart on `area` with the house style: tick labels, axis labels, thin grid lines
@@ -267,8 +287,9 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     let (_, desc_h) = text_size(area, "Xg", &desc_font, what)?;
     let (_, tick_h) = text_size(area, "0g", &tick_font, what)?;
 
-    // y labels: as wide as the widest tick label.
-    let n_y = tick_budget(h);
+    // y labels: as wide as the widest tick label. The tick budget is for the plot's height, which
+    // is the area less (at least) one row of x labels and the x axis label.
+    let n_y = tick_budget(h - 2 * (tick_h + desc_h));
     let mut y_tick_w = 0;
     for v in axes.y.major_ticks(n_y) {
         y_tick_w = y_tick_w.max(text_size(area, &axes.y.label(v), &tick_font, what)?.0);
@@ -291,7 +312,7 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     // Half a tick label of room at the top and right, so end labels are not cut.
     let mut chart = ChartBuilder::on(area)
         .margin_top(tick_h / 2 + gap)
-        .margin_right((x_tick_w / 2 + gap).max(axes.right_margin))
+        .margin_right((if vertical { tick_h / 2 } else { x_tick_w / 2 } + gap).max(axes.right_margin))
         .x_label_area_size(x_area)
         .y_label_area_size(y_area)
         .build_cartesian_2d(axes.x.clone(), axes.y.clone())
@@ -373,9 +394,16 @@ impl Labeler {
         self.taken.push(PixelRect { left: x - r, top: y - r, right: x + r, bottom: y + r });
     }
 
-    /// Marks an arbitrary box as covered.
-    pub(crate) fn obstacle(&mut self, rect: PixelRect) {
-        self.taken.push(rect);
+    /// Marks a drawn line segment (backend pixels) as covered, as a chain of small boxes.
+    pub(crate) fn line(&mut self, from: (i32, i32), to: (i32, i32)) {
+        let half = px(pt::LINE).max(2);
+        let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+        let steps = (dx.hypot(dy) / f64::from(2 * half)).ceil().max(1.0) as i32;
+        for k in 0..=steps {
+            let t = f64::from(k) / f64::from(steps);
+            let (x, y) = (from.0 + (dx * t).round() as i32, from.1 + (dy * t).round() as i32);
+            self.taken.push(PixelRect { left: x - half, top: y - half, right: x + half, bottom: y + half });
+        }
     }
 
     fn overlaps(&self, r: &PixelRect) -> usize {
@@ -389,68 +417,64 @@ impl Labeler {
             && r.bottom <= self.bounds.bottom
     }
 
-    /// Finds a spot for a `size` box next to the point at `anchor`: right, left, above, below and
-    /// the diagonals, stepping outwards; the first free spot wins, else the least crowded one.
-    /// Returns the top-left corner and takes the spot.
-    pub(crate) fn near(&mut self, anchor: (i32, i32), size: (i32, i32)) -> (i32, i32) {
-        let (w, h) = size;
-        let d = px(pt::MARKER) + px(1.5);
+    /// Takes the first candidate top-left corner whose `size` box fits the bounds and is free,
+    /// else the fitting one that overlaps the fewest boxes, else the first; returns it.
+    pub(crate) fn choose(
+        &mut self,
+        candidates: impl IntoIterator<Item = (i32, i32)>,
+        (w, h): (i32, i32),
+    ) -> (i32, i32) {
+        let boxed = |(x, y): (i32, i32)| PixelRect { left: x, top: y, right: x + w, bottom: y + h };
+        let mut first = None;
         let mut best: Option<(usize, PixelRect)> = None;
-        for step in 0..6 {
-            let e = d + step * h / 2;
-            let candidates = [
-                (anchor.0 + e, anchor.1 - h / 2),
-                (anchor.0 - e - w, anchor.1 - h / 2),
-                (anchor.0 - w / 2, anchor.1 - e - h),
-                (anchor.0 - w / 2, anchor.1 + e),
-                (anchor.0 + e, anchor.1 - e - h),
-                (anchor.0 - e - w, anchor.1 - e - h),
-                (anchor.0 + e, anchor.1 + e),
-                (anchor.0 - e - w, anchor.1 + e),
-            ];
-            for (x, y) in candidates {
-                let r = PixelRect { left: x, top: y, right: x + w, bottom: y + h };
-                if !self.fits(&r) {
-                    continue;
-                }
-                let n = self.overlaps(&r);
+        for c in candidates {
+            let r = boxed(c);
+            first.get_or_insert(r);
+            if !self.fits(&r) {
+                continue;
+            }
+            let n = self.overlaps(&r);
+            if best.as_ref().is_none_or(|(m, _)| n < *m) {
+                best = Some((n, r));
                 if n == 0 {
-                    self.taken.push(r);
-                    return (x, y);
-                }
-                if best.as_ref().is_none_or(|(m, _)| n < *m) {
-                    best = Some((n, r));
+                    break;
                 }
             }
         }
-        let r = best.map(|(_, r)| r).unwrap_or(PixelRect {
-            left: anchor.0 + d,
-            top: anchor.1 - h / 2,
-            right: anchor.0 + d + w,
-            bottom: anchor.1 - h / 2 + h,
-        });
+        let r = best.map(|(_, r)| r).or(first).unwrap_or_else(|| boxed((self.bounds.left, self.bounds.top)));
         self.taken.push(r);
         (r.left, r.top)
     }
 
-    /// The emptiest corner of the bounds for a `size` box (top-left wins ties), taken.
+    /// A spot for a `size` box next to the point at `anchor`: right, left, the diagonals, above,
+    /// below, stepping outwards (see [`Labeler::choose`]).
+    pub(crate) fn near(&mut self, anchor: (i32, i32), size: (i32, i32)) -> (i32, i32) {
+        let (w, h) = size;
+        let d = px(pt::MARKER) + px(1.5);
+        let candidates = (0..6).flat_map(|step| {
+            let e = d + step * h / 2;
+            [
+                (anchor.0 + e, anchor.1 - h / 2),
+                (anchor.0 - e - w, anchor.1 - h / 2),
+                (anchor.0 + e, anchor.1 + e / 2),
+                (anchor.0 - e - w, anchor.1 - e / 2 - h),
+                (anchor.0 + e, anchor.1 - e / 2 - h),
+                (anchor.0 - e - w, anchor.1 + e / 2),
+                (anchor.0 - w / 2, anchor.1 - e - h),
+                (anchor.0 - w / 2, anchor.1 + e),
+            ]
+        });
+        self.choose(candidates, size)
+    }
+
+    /// The emptiest corner of the bounds for a `size` box (top-left, bottom-right, top-right,
+    /// bottom-left on ties).
     pub(crate) fn corner(&mut self, size: (i32, i32)) -> (i32, i32) {
         let pad = px(pt::GAP);
         let b = self.bounds;
         let xs = [b.left + pad, b.right - pad - size.0];
         let ys = [b.top + pad, b.bottom - pad - size.1];
-        let corners = [(xs[0], ys[0]), (xs[1], ys[1]), (xs[1], ys[0]), (xs[0], ys[1])];
-        let mut best = (usize::MAX, corners[0]);
-        for (x, y) in corners {
-            let r = PixelRect { left: x, top: y, right: x + size.0, bottom: y + size.1 };
-            let n = self.overlaps(&r);
-            if n < best.0 {
-                best = (n, (x, y));
-            }
-        }
-        let (x, y) = best.1;
-        self.taken.push(PixelRect { left: x, top: y, right: x + size.0, bottom: y + size.1 });
-        (x, y)
+        self.choose([(xs[0], ys[0]), (xs[1], ys[1]), (xs[1], ys[0]), (xs[0], ys[1])], size)
     }
 }
 

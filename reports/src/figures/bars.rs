@@ -12,7 +12,7 @@ use crate::error::{check_value, ReportError};
 use crate::figures::{check_unique, first_seen, index_of};
 use crate::frame::{self, drawing, Axes, LegendEntry, Mark, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
-use crate::style::{self, pt, FigureSpec};
+use crate::style::{self, FigureSpec};
 
 /// One bar: the value of `series` (a configuration) for `group` (a workload).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -161,8 +161,7 @@ impl Figure for Bars {
                 .map_err(drawing(WHAT))?;
         }
         if let Some(b) = self.baseline {
-            plot.draw(&PathElement::new(vec![(x_lo, b), (x_hi, b)], style::stroke(style::INK, pt::AXIS)))
-                .map_err(drawing(WHAT))?;
+            frame::reference_line(plot, (x_lo, b), (x_hi, b), WHAT)?;
         }
         Ok(frame::plot_rect(&chart))
     }

@@ -1,7 +1,8 @@
 //! `roofline`: the roofline model of one machine on log-log axes — arithmetic intensity (FLOP per
 //! byte) against attained FLOP/s — with one slanted roof per memory level (DRAM, L2, … at their
-//! bandwidths), one flat roof per compute peak (FP64, FP32, tensor…), each roof labelled with its
-//! value, and each workload a labelled point.
+//! bandwidths; coloured, named with their bandwidth in a legend above the plot), one flat grey roof
+//! per compute peak (FP64, FP32, tensor…, labelled in place with its value), and each workload a
+//! labelled point.
 
 use std::path::Path;
 
@@ -10,7 +11,7 @@ use plotters::prelude::*;
 
 use crate::axis::{format_si, Scale};
 use crate::error::{check_value, ReportError};
-use crate::frame::{self, drawing, Axes, Labeler, Marker, Placement};
+use crate::frame::{self, drawing, Axes, Labeler, LegendEntry, Mark, Marker, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
 use crate::style::{self, font, pt, px, FigureSpec};
 
@@ -117,7 +118,19 @@ impl Figure for Roofline<'_> {
         root: &DrawingArea<DB, Shift>,
         spec: &FigureSpec,
     ) -> Result<PixelRect, ReportError> {
-        let area = frame::page(root, &spec.title, &[], Placement::Top, WHAT)?;
+        // Memory roofs are told apart by colour (legend above the plot), compute roofs are grey
+        // and labelled in place.
+        let legend: Vec<LegendEntry> = self
+            .machine
+            .memory
+            .iter()
+            .enumerate()
+            .map(|(i, m)| LegendEntry {
+                label: format!("{} {}", m.name, format_si(m.value, "B/s")),
+                mark: Mark::Stroke(style::series_color(i)),
+            })
+            .collect();
+        let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
         let (x, y) = self.scales();
         let (x_lo, x_hi, y_lo) = (x.lo(), x.hi(), y.lo());
         let chart = frame::chart(
@@ -135,42 +148,41 @@ impl Figure for Roofline<'_> {
         let rect = frame::plot_rect(&chart);
         let mut labeler = Labeler::new(rect);
         let f = font(pt::NOTE);
-        let pad = px(pt::GAP) / 2;
-        let roof = style::stroke(style::REFERENCE, pt::LINE);
+        let pad = px(pt::GAP);
 
         // Slanted roofs: from where they enter the plot up to the highest peak.
-        for m in &self.machine.memory {
+        for (i, m) in self.machine.memory.iter().enumerate() {
             let start = x_lo.max(y_lo / m.value);
             let ridge = self.top_peak / m.value;
-            plot.draw(&PathElement::new(vec![(start, start * m.value), (ridge, self.top_peak)], roof))
+            let ends = [(start, start * m.value), (ridge, self.top_peak)];
+            plot.draw(&PathElement::new(ends.to_vec(), style::stroke(style::series_color(i), pt::LINE)))
                 .map_err(drawing(WHAT))?;
-            // Label above-left of a point on the line: the line is lower further left, so the
-            // text never crosses it.
-            let label = format!("{} {}", m.name, format_si(m.value, "B/s"));
-            let (w, h) = frame::text_size(root, &label, &f, WHAT)?;
-            let (sx, _) = chart.backend_coord(&(start, start * m.value));
-            let (rx, _) = chart.backend_coord(&(ridge, self.top_peak));
-            let at_x = (sx + w + 2 * pad).min(rx);
-            let x_val = x_at_pixel(&chart, at_x);
-            let (px_x, px_y) = chart.backend_coord(&(x_val, x_val * m.value));
-            let pos = (px_x - w - pad, px_y - h - pad);
-            labeler.obstacle(PixelRect { left: pos.0, top: pos.1, right: pos.0 + w, bottom: pos.1 + h });
-            frame::text_at(root, &label, &f, pos, WHAT)?;
+            labeler.line(chart.backend_coord(&ends[0]), chart.backend_coord(&ends[1]));
         }
-        // Flat roofs: from the ridge with the fastest memory to the right edge.
         for c in &self.machine.compute {
             let ridge = c.value / self.top_bw;
-            plot.draw(&PathElement::new(vec![(ridge, c.value), (x_hi, c.value)], roof))
-                .map_err(drawing(WHAT))?;
+            labeler.line(chart.backend_coord(&(ridge, c.value)), chart.backend_coord(&(x_hi, c.value)));
+        }
+        // Flat roofs: from the ridge with the fastest memory to the right edge; the label sits
+        // right-aligned above the roof, or below it when another label is in the way.
+        let mut peaks: Vec<&Ceiling> = self.machine.compute.iter().collect();
+        peaks.sort_by(|a, b| b.value.total_cmp(&a.value));
+        for c in peaks {
+            let ridge = c.value / self.top_bw;
+            plot.draw(&PathElement::new(
+                vec![(ridge, c.value), (x_hi, c.value)],
+                style::stroke(style::REFERENCE, pt::LINE),
+            ))
+            .map_err(drawing(WHAT))?;
             let label = format!("{} {}", c.name, format_si(c.value, "FLOP/s"));
             let (w, h) = frame::text_size(root, &label, &f, WHAT)?;
             let (_, py) = chart.backend_coord(&(x_hi, c.value));
-            let pos = (rect.right - w - pad, py - h - pad);
-            labeler.obstacle(PixelRect { left: pos.0, top: pos.1, right: pos.0 + w, bottom: pos.1 + h });
-            frame::text_at(root, &label, &f, pos, WHAT)?;
+            let x = rect.right - w - pad;
+            let spot = labeler.choose([(x, py - h - pad), (x, py + pad)], (w, h));
+            frame::text_at(root, &label, &f, spot, WHAT)?;
         }
 
-        let color = style::series_color(0);
+        let color = style::series_color(6);
         let pos: Vec<(i32, i32)> =
             self.points.iter().map(|p| chart.backend_coord(&(p.flop_per_byte, p.flops_per_s))).collect();
         for (p, at) in self.points.iter().zip(&pos) {
@@ -184,11 +196,4 @@ impl Figure for Roofline<'_> {
         }
         Ok(rect)
     }
-}
-
-/// The x value at backend pixel column `px`.
-fn x_at_pixel<DB: DrawingBackend>(chart: &frame::Chart<'_, DB>, px: i32) -> f64 {
-    let (range, _) = chart.plotting_area().get_pixel_range();
-    let t = f64::from(px - range.start) / f64::from((range.end - range.start).max(1));
-    chart.as_coord_spec().x_spec().at_unit(t)
 }

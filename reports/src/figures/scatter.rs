@@ -131,11 +131,7 @@ impl Figure for Scatter<'_> {
             .collect();
         let band = frame::clip_polygon(&px, plot);
         root.draw(&Polygon::new(band, style::fill(style::BAND))).map_err(drawing(WHAT))?;
-        root.draw(&PathElement::new(
-            vec![chart.backend_coord(&(lo, lo)), chart.backend_coord(&(hi, hi))],
-            style::stroke(style::REFERENCE, pt::AXIS),
-        ))
-        .map_err(drawing(WHAT))?;
+        frame::reference_line(chart.plotting_area(), (lo, lo), (hi, hi), WHAT)?;
 
         let mut labeler = Labeler::new(plot);
         let pos: Vec<(i32, i32)> = self

@@ -125,7 +125,11 @@ impl Figure for Sweep {
             .collect();
         let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
         let all = || self.lines.iter().flat_map(|l| l.points.iter());
-        let x = Scale::fit(all().map(|p| p.0), spec.x_log, false);
+        // Few distinct parameter values: tick exactly those.
+        let mut xs: Vec<f64> = all().map(|p| p.0).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let x = Scale::fit(xs.iter().copied(), spec.x_log, false).with_ticks(xs);
         let reference = self.normalized.map(|_| 1.0);
         let y = Scale::fit(all().map(|p| p.1).chain(reference), spec.y_log, false);
         let (x_lo, x_hi) = (x.lo(), x.hi());
@@ -142,11 +146,7 @@ impl Figure for Sweep {
         )?;
         let plot = chart.plotting_area();
         if let Some(r) = reference {
-            plot.draw(&PathElement::new(
-                vec![(x_lo, r), (x_hi, r)],
-                style::stroke(style::REFERENCE, pt::AXIS),
-            ))
-            .map_err(drawing(WHAT))?;
+            frame::reference_line(plot, (x_lo, r), (x_hi, r), WHAT)?;
         }
         for (i, line) in self.lines.iter().enumerate() {
             let color = style::series_color(i);

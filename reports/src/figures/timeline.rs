@@ -168,7 +168,8 @@ fn lanes(ctas: &[CtaSpan]) -> Vec<Bar> {
                 lanes: 0,
                 start: c.start_cycle as f64,
                 end: c.end_cycle as f64,
-                shade: count[lane] % 2 == 0,
+                // Neighbouring lanes and consecutive CTAs on a lane get different shades.
+                shade: (count[lane] + lane) % 2 == 0,
             });
             i += 1;
         }
@@ -211,8 +212,20 @@ impl TimelineFig {
     }
 }
 
-/// Row height used by bars and runs (the rest of each SM's row is a gap).
+/// Height of the bars in an SM's row (the rest is a gap) when rows are at least [`GAP_MIN_PX`]
+/// tall; thinner rows are filled completely, since a sub-pixel gap only adds moiré.
 const ROW: f64 = 0.9;
+const GAP_MIN_PX: i32 = 8;
+
+/// The filled height of an SM's row on `chart`.
+fn row_height<DB: DrawingBackend>(chart: &frame::Chart<'_, DB>, num_sms: u32) -> f64 {
+    let r = frame::plot_rect(chart);
+    if (r.bottom - r.top) / num_sms.max(1) as i32 >= GAP_MIN_PX {
+        ROW
+    } else {
+        1.0
+    }
+}
 
 impl Figure for TimelineFig {
     const NAME: &'static str = WHAT;
@@ -237,9 +250,10 @@ impl Figure for TimelineFig {
         self.draw_ctas(&top_chart)?;
         let chart = frame::chart(&bottom, self.axes(x_label, y_label, bar_room), WHAT)?;
         let plot = chart.plotting_area();
+        let row = row_height(&chart, self.num_sms);
         for r in heat {
-            let y = f64::from(r.sm) - ROW / 2.0;
-            plot.draw(&Rectangle::new([(r.start, y), (r.end, y + ROW)], style::fill(style::ramp(r.level))))
+            let y = f64::from(r.sm) - row / 2.0;
+            plot.draw(&Rectangle::new([(r.start, y), (r.end, y + row)], style::fill(style::ramp(r.level))))
                 .map_err(drawing(WHAT))?;
         }
         colorbar(root, frame::plot_rect(&chart), *max_warps)?;
@@ -250,9 +264,10 @@ impl Figure for TimelineFig {
 impl TimelineFig {
     fn draw_ctas<DB: DrawingBackend>(&self, chart: &frame::Chart<'_, DB>) -> Result<(), ReportError> {
         let plot = chart.plotting_area();
+        let row = row_height(chart, self.num_sms);
         for b in &self.bars {
-            let h = ROW / b.lanes.max(1) as f64;
-            let y = f64::from(b.sm) - ROW / 2.0 + b.lane as f64 * h;
+            let h = row / b.lanes.max(1) as f64;
+            let y = f64::from(b.sm) - row / 2.0 + b.lane as f64 * h;
             let color = if b.shade { style::series_color(5) } else { style::series_color(0) };
             plot.draw(&Rectangle::new([(b.start, y), (b.end, y + h)], style::fill(color)))
                 .map_err(drawing(WHAT))?;
@@ -297,7 +312,7 @@ fn colorbar<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: PixelRect, 
     }
     let title = font(pt::AXIS_LABEL)
         .color(&style::INK)
-        .transform(FontTransform::Rotate90)
+        .transform(FontTransform::Rotate270)
         .pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Top,
