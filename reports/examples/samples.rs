@@ -112,8 +112,35 @@ fn main() -> Result<(), ReportError> {
     let tl = Timeline { num_sms, ctas, occupancy: Some(Occupancy { max_warps_per_sm: 64, samples }) };
     written.push(timeline(&tl, &FigureSpec::new("", Column::Double).height_in(3.4), dir.join("timeline"))?);
 
+    write_csv(dir.join("validation.csv"), &points)?;
+    write_json(dir.join("validation.json"), &validation_stats(&points)?)?;
+    let table = validation_table(&points)?;
+    print!("{}", text_table(&table, &TableOptions { thousands: true })?);
+    let captions = [
+        "Simulated vs measured cycles (H200).",
+        "Cycles vs L2 size, normalised to 50 MiB.",
+        "Scheduler speedups over LRR.",
+        "Warp-state breakdown.",
+        "H200 roofline.",
+        "SM timeline: CTA residency (top) and active warps (bottom).",
+    ];
+    let sections = vec![
+        Section {
+            heading: "Validation".into(),
+            text: "Made-up numbers that show the layout of a warpsim report.".into(),
+            figures: vec![FigureRef::new(&written[0], captions[0])],
+            tables: vec![table],
+        },
+        Section {
+            heading: "Figures".into(),
+            figures: written.iter().zip(captions).skip(1).map(|(w, c)| FigureRef::new(w, c)).collect(),
+            ..Section::default()
+        },
+    ];
+    let page = summary_page(&dir, "warpsim report samples", &sections, &TableOptions { thousands: true })?;
     for w in &written {
         println!("{}", w.png.display());
     }
+    println!("{}", page.html.display());
     Ok(())
 }

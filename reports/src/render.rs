@@ -84,9 +84,7 @@ pub(crate) fn render<F: Figure>(
     let (w, h) = spec.size_px()?;
     let png_path = with_ext(stem, "png");
     let svg_path = with_ext(stem, "svg");
-    if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(ReportError::io(dir))?;
-    }
+    crate::write::ensure_parent(stem)?;
 
     let mut rgb = vec![255u8; w as usize * h as usize * 3];
     let plot_area = {

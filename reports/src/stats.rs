@@ -5,6 +5,7 @@
 
 use crate::error::{check_value, ReportError};
 use crate::figures::scatter::ValidationPoint;
+use crate::table::{Cell, Table};
 
 /// Agreement between measured and simulated cycles over a set of workloads.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -50,6 +51,22 @@ pub fn validation_stats(points: &[ValidationPoint]) -> Result<ValidationStats, R
         worst_workload: worst.workload.clone(),
         worst_error_pct: error_pct(worst),
     })
+}
+
+/// The per-workload table behind a validation figure: workload, measured cycles, simulated
+/// cycles, signed error in percent (one decimal).
+pub fn validation_table(points: &[ValidationPoint]) -> Result<Table, ReportError> {
+    validation_stats(points)?;
+    let mut t = Table::new(["workload", "measured (cycles)", "simulated (cycles)", "error (%)"]);
+    for p in points {
+        t = t.row([
+            Cell::from(p.workload.as_str()),
+            Cell::float(p.measured_cycles, 0),
+            Cell::float(p.simulated_cycles, 0),
+            Cell::float(error_pct(p), 1),
+        ]);
+    }
+    Ok(t)
 }
 
 /// Pearson's r of the pairs; `None` with fewer than two pairs or zero variance on either side.
