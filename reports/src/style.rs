@@ -175,12 +175,12 @@ pub(crate) fn ensure_fonts() -> Result<(), ReportError> {
 /// A text style of `points` size. plotters' font size is the glyph box, 1.24 × the em size (its SVG
 /// backend divides by 1.24), so the em comes out at exactly `points` on paper.
 pub(crate) fn font(points: f64) -> TextStyle<'static> {
-    FontDesc::new(FontFamily::SansSerif, f64::from(px(points)) * 1.24, FontStyle::Normal).into()
+    FontDesc::new(FontFamily::SansSerif, points * DPI / 72.0 * 1.24, FontStyle::Normal).into()
 }
 
 /// The bold title font.
 pub(crate) fn title_font() -> TextStyle<'static> {
-    FontDesc::new(FontFamily::SansSerif, f64::from(px(pt::TITLE)) * 1.24, FontStyle::Bold).into()
+    FontDesc::new(FontFamily::SansSerif, pt::TITLE * DPI / 72.0 * 1.24, FontStyle::Bold).into()
 }
 
 /// Solid stroke of `points` width.

@@ -86,7 +86,7 @@ pub fn summary_page(
         md.push_str(&format!("\n## {}\n", md_escape(&s.heading)));
         html.push_str(&format!("<h2>{}</h2>\n", html_escape(&s.heading)));
         for para in s.text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
-            md.push_str(&format!("\n{para}\n"));
+            md.push_str(&format!("\n{}\n", md_escape(para)));
             html.push_str(&format!("<p>{}</p>\n", html_escape(para)));
         }
         for f in &s.figures {
