@@ -207,7 +207,7 @@ impl ValueFormatter<f64> for Scale {
 /// Ticks at a "nice" step (1, 2, 2.5 or 5 × 10^k) inside `lo..=hi`, at most `max` of them.
 fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
     let span = hi - lo;
-    if !(span > 0.0) {
+    if span.is_nan() || span <= 0.0 {
         return vec![lo];
     }
     let raw = span / (max - 1) as f64;
@@ -215,7 +215,7 @@ fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
-        .find(|s| (span / s).floor() as usize + 1 <= max)
+        .find(|s| ((span / s).floor() as usize) < max)
         .unwrap_or(10.0 * mag);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;

@@ -486,7 +486,7 @@ pub(crate) fn note_box<DB: DrawingBackend>(
     what: &'static str,
 ) -> Result<(), ReportError> {
     let (w, h) = note_size(root, lines, what)?;
-    let pad = px(pt::GAP) / 2;
+    let pad = px(pt::GAP);
     root.draw(&Rectangle::new([pos, (pos.0 + w, pos.1 + h)], style::fill(style::PAPER).filled()))
         .map_err(drawing(what))?;
     root.draw(&Rectangle::new([pos, (pos.0 + w, pos.1 + h)], style::stroke(style::GRID, pt::GRID)))
@@ -494,7 +494,7 @@ pub(crate) fn note_box<DB: DrawingBackend>(
     let f = font(pt::NOTE);
     let line_h = (h - 2 * pad) / lines.len().max(1) as i32;
     for (i, line) in lines.iter().enumerate() {
-        text_at(root, line, &f, (pos.0 + pad * 2, pos.1 + pad + i as i32 * line_h), what)?;
+        text_at(root, line, &f, (pos.0 + pad, pos.1 + pad + i as i32 * line_h), what)?;
     }
     Ok(())
 }
@@ -506,7 +506,7 @@ pub(crate) fn note_size<DB: DrawingBackend>(
     what: &'static str,
 ) -> Result<(i32, i32), ReportError> {
     let f = font(pt::NOTE);
-    let pad = px(pt::GAP) / 2;
+    let pad = px(pt::GAP);
     let mut w = 0;
     let mut line_h = 0;
     for line in lines {
@@ -514,7 +514,7 @@ pub(crate) fn note_size<DB: DrawingBackend>(
         w = w.max(lw);
         line_h = line_h.max(lh);
     }
-    Ok((w + 4 * pad, line_h * lines.len() as i32 + 2 * pad))
+    Ok((w + 2 * pad, line_h * lines.len() as i32 + 2 * pad))
 }
 
 /// Clips a polygon (backend pixels, as floats) to `rect` (Sutherland–Hodgman), for shaded regions

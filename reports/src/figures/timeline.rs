@@ -169,7 +169,7 @@ fn lanes(ctas: &[CtaSpan]) -> Vec<Bar> {
                 start: c.start_cycle as f64,
                 end: c.end_cycle as f64,
                 // Neighbouring lanes and consecutive CTAs on a lane get different shades.
-                shade: (count[lane] + lane) % 2 == 0,
+                shade: (count[lane] + lane).is_multiple_of(2),
             });
             i += 1;
         }
