@@ -101,8 +101,8 @@ pub(crate) fn page<DB: DrawingBackend>(
 ) -> Result<DrawingArea<DB, Shift>, ReportError> {
     let margin = px(pt::GAP);
     let mut area = root.margin(margin, margin, margin, margin);
-    if !title.is_empty() {
-        area = area.titled(title, style::title_font().color(&style::INK)).map_err(drawing(what))?;
+    if !title.trim().is_empty() {
+        area = titled(&area, title, what)?;
     }
     if legend.is_empty() {
         return Ok(area);
@@ -144,6 +144,34 @@ pub(crate) fn page<DB: DrawingBackend>(
             Ok(rest)
         }
     }
+}
+
+/// Draws `title` centred at the top of `area`, wrapped at spaces onto as many lines as it needs,
+/// and returns the area below it.
+fn titled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    what: &'static str,
+) -> Result<DrawingArea<DB, Shift>, ReportError> {
+    let f = style::title_font().color(&style::INK);
+    let width = area.dim_in_pixel().0 as i32;
+    let mut lines: Vec<String> = Vec::new();
+    for word in title.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_size(area, &format!("{line} {word}"), &f, what)?.0 <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    let (_, line_h) = text_size(area, "Xg", &f, what)?;
+    let centred = f.pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        area.draw_text(line, &centred, (width / 2, i as i32 * line_h)).map_err(drawing(what))?;
+    }
+    let (_, rest) = area.split_vertically(lines.len() as i32 * line_h + px(pt::GAP));
+    Ok(rest)
 }
 
 /// Width of the mark drawn before a legend label.
@@ -271,6 +299,35 @@ fn tick_budget(len: i32) -> usize {
     ((len as f64 / style::DPI * 3.5).round() as usize).clamp(3, 12)
 }
 
+/// The tick budget for a numeric axis of `len` pixels, lowered until the labels fit side by side
+/// (by width along x, by height along y) with a gap; and the widest label's width. Category axes
+/// keep every slot.
+fn fit_ticks<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    scale: &Scale,
+    len: i32,
+    horizontal: bool,
+    what: &'static str,
+) -> Result<(usize, i32), ReportError> {
+    let f = font(pt::TICK);
+    let mut budget = tick_budget(len);
+    loop {
+        let ticks = scale.major_ticks(budget);
+        let (mut widest, mut tallest) = (0, 0);
+        for v in &ticks {
+            let (w, h) = text_size(area, &scale.label(*v), &f, what)?;
+            widest = widest.max(w);
+            tallest = tallest.max(h);
+        }
+        let extent = if horizontal { widest } else { tallest } + 2 * px(pt::GAP);
+        let fits = ticks.len() as i32 * extent <= len;
+        if fits || budget <= 2 || matches!(scale.kind(), ScaleKind::Category(_)) {
+            return Ok((budget, widest));
+        }
+        budget -= 1;
+    }
+}
+
 /// Builds a chart on `area` with the house style: tick labels, axis labels, thin grid lines
 /// (minor ones on log axes), no chart junk. Category labels too long to sit side by side are
 /// written vertically.
@@ -289,21 +346,18 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
 
     // y labels: as wide as the widest tick label. The tick budget is for the plot's height, which
     // is the area less (at least) one row of x labels and the x axis label.
-    let n_y = tick_budget(h - 2 * (tick_h + desc_h));
+    let (n_y, _) = fit_ticks(area, &axes.y, h - 2 * (tick_h + desc_h), false, what)?;
     let mut y_tick_w = 0;
     for v in axes.y.major_ticks(n_y) {
         y_tick_w = y_tick_w.max(text_size(area, &axes.y.label(v), &tick_font, what)?.0);
     }
     let y_area = y_tick_w + 2 * tick_len + gap + if axes.y_label.is_empty() { 0 } else { desc_h + gap };
 
-    // x labels: horizontal if they fit their slots, else vertical.
+    // x labels: horizontal if they fit their slots (numbers: fewer ticks until they do),
+    // categories vertical otherwise.
     let plot_w = (w - y_area - axes.right_margin).max(1);
-    let n_x = tick_budget(plot_w);
+    let (n_x, x_tick_w) = fit_ticks(area, &axes.x, plot_w, true, what)?;
     let x_ticks = axes.x.major_ticks(n_x);
-    let mut x_tick_w = 0;
-    for v in &x_ticks {
-        x_tick_w = x_tick_w.max(text_size(area, &axes.x.label(*v), &tick_font, what)?.0);
-    }
     let vertical = matches!(axes.x.kind(), ScaleKind::Category(_))
         && x_tick_w + gap > plot_w / x_ticks.len().max(1) as i32;
     let x_tick_h = if vertical { x_tick_w } else { tick_h };
