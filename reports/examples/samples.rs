@@ -1,6 +1,8 @@
 //! Writes one sample of every figure, a CSV/JSON pair and a summary page into the directory given
 //! as the first argument (default `target/report-samples`), from made-up but plausible data.
 //! Run: `cargo run -p warpsim-reports --release --example samples -- DIR`.
+//! A subset of its output is committed in `examples/samples/` (PNGs of the scatter, roofline,
+//! speedup bars and timeline; SVGs of the sweep and the stall breakdown) to show the house style.
 
 use std::path::PathBuf;
 

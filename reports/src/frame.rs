@@ -504,7 +504,8 @@ impl Labeler {
     /// below, stepping outwards (see [`Labeler::choose`]).
     pub(crate) fn near(&mut self, anchor: (i32, i32), size: (i32, i32)) -> (i32, i32) {
         let (w, h) = size;
-        let d = px(pt::MARKER) + px(1.5);
+        // Clear of the widest marker (triangles reach 1.2 r), plus a small gap.
+        let d = px(pt::MARKER) * 3 / 2 + px(1.0);
         let candidates = (0..6).flat_map(|step| {
             let e = d + step * h / 2;
             [
