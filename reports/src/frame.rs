@@ -328,6 +328,9 @@ fn fit_ticks<DB: DrawingBackend>(
     }
 }
 
+/// The smallest plot (inside the axes) a figure may have: half an inch each way.
+const MIN_PLOT_PX: i32 = (style::DPI / 2.0) as i32;
+
 /// Builds a chart on `area` with the house style: tick labels, axis labels, thin grid lines
 /// (minor ones on log axes), no chart junk. Category labels too long to sit side by side are
 /// written vertically.
@@ -364,9 +367,20 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     let x_area = x_tick_h + 2 * tick_len + gap + if axes.x_label.is_empty() { 0 } else { desc_h + gap };
 
     // Half a tick label of room at the top and right, so end labels are not cut.
+    let margin_top = tick_h / 2 + gap;
+    let margin_right = (if vertical { tick_h / 2 } else { x_tick_w / 2 } + gap).max(axes.right_margin);
+    let plot = (w - y_area - margin_right, h - x_area - margin_top);
+    if plot.0 < MIN_PLOT_PX || plot.1 < MIN_PLOT_PX {
+        return Err(ReportError::InvalidSpec(format!(
+            "{what}: figure too small for its labels and legend: the plot would be {} × {} px \
+             (at least {MIN_PLOT_PX} × {MIN_PLOT_PX}); make the figure larger or the names shorter",
+            plot.0.max(0),
+            plot.1.max(0)
+        )));
+    }
     let mut chart = ChartBuilder::on(area)
-        .margin_top(tick_h / 2 + gap)
-        .margin_right((if vertical { tick_h / 2 } else { x_tick_w / 2 } + gap).max(axes.right_margin))
+        .margin_top(margin_top)
+        .margin_right(margin_right)
         .x_label_area_size(x_area)
         .y_label_area_size(y_area)
         .build_cartesian_2d(axes.x.clone(), axes.y.clone())

@@ -110,3 +110,21 @@ fn roofline_and_timeline_errors() {
     assert!(e.to_string().contains("SM 1 has 5 active warps at cycle 3"), "{e}");
     assert!(std::fs::read_dir(&dir).unwrap().next().is_none(), "nothing written on error");
 }
+
+#[test]
+fn crowded_small_figures_are_errors_not_garbage() {
+    let dir = out_dir("errors-crowded");
+    let small = FigureSpec::new("", Column::Single).height_in(1.0);
+    let long = "a_workload_name_that_is_much_longer_than_any_sensible_label_would_be";
+    let vals: Vec<BarValue> = (0..MAX_SERIES)
+        .map(|i| BarValue { group: format!("{long}_{i}"), series: format!("{long}_series_{i}"), value: 1.0 + i as f64 })
+        .collect();
+    let e = bars(&vals, &BarOptions::default(), &small, dir.join("bars")).unwrap_err();
+    assert!(matches!(e, ReportError::InvalidSpec(_)) && e.to_string().contains("too small"), "{e}");
+    let pts: Vec<SweepPoint> = (0..MAX_SERIES).map(|i| SweepPoint { workload: format!("{long}{i}"), x: 1.0, y: 1.0 }).collect();
+    let e = sweep_curves(&pts, &SweepOptions::default(), &small, dir.join("sweep")).unwrap_err();
+    assert!(e.to_string().contains("too small"), "{e}");
+    // The same data fit a full-size double-column figure.
+    let roomy = FigureSpec::new("", Column::Double).height_in(4.0);
+    sweep_curves(&pts, &SweepOptions::default(), &roomy, dir.join("roomy")).unwrap();
+}
