@@ -34,11 +34,17 @@ impl Scale {
     /// An axis that shows every value (all finite; all positive when `log`), padded by 5% of the span
     /// (in decades for a log axis). `include_zero` pins a linear axis to start at 0 (bars, fractions).
     /// A single value gets a span around it.
-    pub(crate) fn fit(values: impl IntoIterator<Item = f64>, log: bool, include_zero: bool) -> Self {
+    pub(crate) fn fit(
+        values: impl IntoIterator<Item = f64>,
+        log: bool,
+        include_zero: bool,
+    ) -> Self {
         let (mut lo, mut hi) = values
             .into_iter()
             .filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            });
         if lo > hi {
             (lo, hi) = if log { (1.0, 10.0) } else { (0.0, 1.0) };
         }
@@ -59,25 +65,48 @@ impl Scale {
             (lo, hi) = (lo - half, hi + half);
         }
         let pad = (hi - lo) * PAD;
-        let lo = if include_zero && lo == 0.0 { 0.0 } else { lo - pad };
-        let hi = if include_zero && hi == 0.0 { 0.0 } else { hi + pad };
+        let lo = if include_zero && lo == 0.0 {
+            0.0
+        } else {
+            lo - pad
+        };
+        let hi = if include_zero && hi == 0.0 {
+            0.0
+        } else {
+            hi + pad
+        };
         Self::linear(lo, hi)
     }
 
     /// A linear axis over `lo..hi`.
     pub(crate) fn linear(lo: f64, hi: f64) -> Self {
-        Self { lo, hi, kind: ScaleKind::Linear, ticks: None }
+        Self {
+            lo,
+            hi,
+            kind: ScaleKind::Linear,
+            ticks: None,
+        }
     }
 
     /// A log axis over `lo..hi` (both > 0).
     pub(crate) fn log(lo: f64, hi: f64) -> Self {
-        Self { lo, hi, kind: ScaleKind::Log, ticks: None }
+        Self {
+            lo,
+            hi,
+            kind: ScaleKind::Log,
+            ticks: None,
+        }
     }
 
     /// A categorical axis with one slot per name.
     pub(crate) fn category(names: Vec<String>) -> Self {
         let n = names.len().max(1) as f64;
-        Self { lo: -0.5, hi: n - 0.5, kind: ScaleKind::Category(names), ticks: None }
+        Self {
+            lo: -0.5,
+            hi: n - 0.5,
+            kind: ScaleKind::Category(names),
+            ticks: None,
+        }
     }
 
     /// Uses `ticks` (those inside the range) as the major ticks when there are 2 to `max` of them;
@@ -120,8 +149,11 @@ impl Scale {
         }
         let max = max.max(2);
         if let Some(ticks) = &self.ticks {
-            let inside: Vec<f64> =
-                ticks.iter().copied().filter(|v| *v >= self.lo && *v <= self.hi).collect();
+            let inside: Vec<f64> = ticks
+                .iter()
+                .copied()
+                .filter(|v| *v >= self.lo && *v <= self.hi)
+                .collect();
             if (2..=max).contains(&inside.len()) {
                 return inside;
             }
@@ -139,7 +171,10 @@ impl Scale {
         if self.kind != ScaleKind::Log {
             return Vec::new();
         }
-        let (a, b) = (self.lo.log10().floor() as i32, self.hi.log10().ceil() as i32);
+        let (a, b) = (
+            self.lo.log10().floor() as i32,
+            self.hi.log10().ceil() as i32,
+        );
         if b - a > 6 {
             return Vec::new();
         }
@@ -162,7 +197,10 @@ impl Scale {
             }
             ScaleKind::Linear if self.ticks.is_none() => {
                 let ticks = self.major_ticks(8);
-                let step = ticks.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+                let step = ticks
+                    .windows(2)
+                    .map(|w| w[1] - w[0])
+                    .fold(f64::INFINITY, f64::min);
                 format_number(v, if step.is_finite() { step } else { v.abs() })
             }
             // Log ticks and chosen ticks: three significant digits.
@@ -231,7 +269,11 @@ fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
     }
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
-    for mantissas in [&[1.0][..], &[1.0, 2.0, 5.0][..], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0][..]] {
+    for mantissas in [
+        &[1.0][..],
+        &[1.0, 2.0, 5.0][..],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0][..],
+    ] {
         let ticks: Vec<f64> = (a..=b)
             .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
             .filter(inside)
@@ -273,18 +315,36 @@ pub(crate) fn format_si(v: f64, unit: &str) -> String {
         .find(|(s, _)| a >= *s)
         .unwrap_or((1.0, ""));
     let m = v / scale;
-    let digits = if m.abs() >= 100.0 { 0 } else if m.abs() >= 10.0 { 1 } else { 2 };
+    let digits = if m.abs() >= 100.0 {
+        0
+    } else if m.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
     let s = format!("{m:.digits$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
     format!("{s} {prefix}{unit}")
 }
 
 /// `v` with enough decimals to tell ticks `step` apart (max 4), trailing zeros removed.
 fn trim(v: f64, step: f64) -> String {
-    let step = if step > 0.0 && step.is_finite() { step } else { v.abs() };
+    let step = if step > 0.0 && step.is_finite() {
+        step
+    } else {
+        v.abs()
+    };
     let decimals = (-(step.log10().floor()) + 1.0).clamp(0.0, 4.0) as usize;
     let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
     if s == "-0" {
         "0".into()
     } else {
@@ -303,10 +363,17 @@ mod tests {
 
     #[test]
     fn linear_ticks_are_nice() {
-        assert_eq!(linear_ticks(0.0, 10.0, 6), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(
+            linear_ticks(0.0, 10.0, 6),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
         assert_eq!(linear_ticks(0.0, 1.0, 5), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
         let t = linear_ticks(0.1, 0.7, 7);
-        assert!(t.iter().all(|v| (v * 10.0 - (v * 10.0).round()).abs() < 1e-9), "{t:?}");
+        assert!(
+            t.iter()
+                .all(|v| (v * 10.0 - (v * 10.0).round()).abs() < 1e-9),
+            "{t:?}"
+        );
     }
 
     #[test]

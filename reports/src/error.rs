@@ -114,7 +114,12 @@ pub(crate) fn check_value(
     value: f64,
 ) -> Result<f64, ReportError> {
     if !value.is_finite() {
-        return Err(ReportError::NotFinite { what, label: label.to_string(), field, value });
+        return Err(ReportError::NotFinite {
+            what,
+            label: label.to_string(),
+            field,
+            value,
+        });
     }
     if let Some((axis, true)) = axis {
         if value <= 0.0 {

@@ -20,7 +20,10 @@ pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<Scale, Scale>>;
 pub(crate) fn drawing<E: std::error::Error + Send + Sync>(
     what: &'static str,
 ) -> impl Fn(DrawingAreaErrorKind<E>) -> ReportError {
-    move |e| ReportError::Draw { what, message: e.to_string() }
+    move |e| ReportError::Draw {
+        what,
+        message: e.to_string(),
+    }
 }
 
 /// Marker shapes, cycled with the colours so series stay apart in greyscale print too.
@@ -36,7 +39,13 @@ pub(crate) enum Marker {
 impl Marker {
     /// The marker of the `i`-th series.
     pub(crate) fn nth(i: usize) -> Self {
-        [Self::Circle, Self::Square, Self::Triangle, Self::Diamond, Self::Cross][i % 5]
+        [
+            Self::Circle,
+            Self::Square,
+            Self::Triangle,
+            Self::Diamond,
+            Self::Cross,
+        ][i % 5]
     }
 }
 
@@ -74,7 +83,9 @@ pub(crate) fn text_size<DB: DrawingBackend, CT: CoordTranslate>(
     style: &TextStyle,
     what: &'static str,
 ) -> Result<(i32, i32), ReportError> {
-    let (w, h) = area.estimate_text_size(text, style).map_err(drawing(what))?;
+    let (w, h) = area
+        .estimate_text_size(text, style)
+        .map_err(drawing(what))?;
     Ok((w as i32, h as i32))
 }
 
@@ -86,7 +97,9 @@ pub(crate) fn text_at<DB: DrawingBackend>(
     pos: (i32, i32),
     what: &'static str,
 ) -> Result<(), ReportError> {
-    let style = style.pos(Pos::new(HPos::Left, VPos::Top)).color(&style::INK);
+    let style = style
+        .pos(Pos::new(HPos::Left, VPos::Top))
+        .color(&style::INK);
     area.draw_text(text, &style, pos).map_err(drawing(what))
 }
 
@@ -168,7 +181,8 @@ fn titled<DB: DrawingBackend>(
     let (_, line_h) = text_size(area, "Xg", &f, what)?;
     let centred = f.pos(Pos::new(HPos::Center, VPos::Top));
     for (i, line) in lines.iter().enumerate() {
-        area.draw_text(line, &centred, (width / 2, i as i32 * line_h)).map_err(drawing(what))?;
+        area.draw_text(line, &centred, (width / 2, i as i32 * line_h))
+            .map_err(drawing(what))?;
     }
     let (_, rest) = area.split_vertically(lines.len() as i32 * line_h + px(pt::GAP));
     Ok(rest)
@@ -208,18 +222,27 @@ fn draw_legend_entry<DB: DrawingBackend>(
     let mw = mark_width();
     match entry.mark {
         Mark::Line(color, marker) => {
-            area.draw(&PathElement::new(vec![(x, mid), (x + mw, mid)], style::stroke(color, pt::LINE)))
-                .map_err(drawing(what))?;
+            area.draw(&PathElement::new(
+                vec![(x, mid), (x + mw, mid)],
+                style::stroke(color, pt::LINE),
+            ))
+            .map_err(drawing(what))?;
             draw_marker(area, (x + mw / 2, mid), marker, color, what)?;
         }
         Mark::Stroke(color) => {
-            area.draw(&PathElement::new(vec![(x, mid), (x + mw, mid)], style::stroke(color, pt::LINE)))
-                .map_err(drawing(what))?;
+            area.draw(&PathElement::new(
+                vec![(x, mid), (x + mw, mid)],
+                style::stroke(color, pt::LINE),
+            ))
+            .map_err(drawing(what))?;
         }
         Mark::Swatch(color) => {
             let s = px(pt::LEGEND) * 3 / 4;
             area.draw(&Rectangle::new(
-                [(x + (mw - s) / 2, mid - s / 2), (x + (mw + s) / 2, mid + s / 2)],
+                [
+                    (x + (mw - s) / 2, mid - s / 2),
+                    (x + (mw + s) / 2, mid + s / 2),
+                ],
                 style::fill(color),
             ))
             .map_err(drawing(what))?;
@@ -227,7 +250,13 @@ fn draw_legend_entry<DB: DrawingBackend>(
     }
     let f = font(pt::LEGEND);
     let (_, th) = text_size(area, &entry.label, &f, what)?;
-    text_at(area, &entry.label, &f, (x + mw + px(pt::GAP), mid - th / 2), what)
+    text_at(
+        area,
+        &entry.label,
+        &f,
+        (x + mw + px(pt::GAP), mid - th / 2),
+        what,
+    )
 }
 
 /// A dashed grey reference line (y = x, a baseline at 1.0) from `from` to `to`.
@@ -240,7 +269,12 @@ pub(crate) fn reference_line<DB: DrawingBackend, CT: CoordTranslate>(
 where
     CT::From: Clone,
 {
-    let line = plotters::element::DashedPathElement::new(vec![from, to], px(3.0), px(2.0), style::stroke(style::REFERENCE, pt::AXIS));
+    let line = plotters::element::DashedPathElement::new(
+        vec![from, to],
+        px(3.0),
+        px(2.0),
+        style::stroke(style::REFERENCE, pt::AXIS),
+    );
     area.draw(&line).map_err(drawing(what))
 }
 
@@ -354,7 +388,14 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     for v in axes.y.major_ticks(n_y) {
         y_tick_w = y_tick_w.max(text_size(area, &axes.y.label(v), &tick_font, what)?.0);
     }
-    let y_area = y_tick_w + 2 * tick_len + gap + if axes.y_label.is_empty() { 0 } else { desc_h + gap };
+    let y_area = y_tick_w
+        + 2 * tick_len
+        + gap
+        + if axes.y_label.is_empty() {
+            0
+        } else {
+            desc_h + gap
+        };
 
     // x labels: horizontal if they fit their slots (numbers: fewer ticks until they do),
     // categories vertical otherwise.
@@ -364,11 +405,19 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     let vertical = matches!(axes.x.kind(), ScaleKind::Category(_))
         && x_tick_w + gap > plot_w / x_ticks.len().max(1) as i32;
     let x_tick_h = if vertical { x_tick_w } else { tick_h };
-    let x_area = x_tick_h + 2 * tick_len + gap + if axes.x_label.is_empty() { 0 } else { desc_h + gap };
+    let x_area = x_tick_h
+        + 2 * tick_len
+        + gap
+        + if axes.x_label.is_empty() {
+            0
+        } else {
+            desc_h + gap
+        };
 
     // Half a tick label of room at the top and right, so end labels are not cut.
     let margin_top = tick_h / 2 + gap;
-    let margin_right = (if vertical { tick_h / 2 } else { x_tick_w / 2 } + gap).max(axes.right_margin);
+    let margin_right =
+        (if vertical { tick_h / 2 } else { x_tick_w / 2 } + gap).max(axes.right_margin);
     let plot = (w - y_area - margin_right, h - x_area - margin_top);
     if plot.0 < MIN_PLOT_PX || plot.1 < MIN_PLOT_PX {
         return Err(ReportError::InvalidSpec(format!(
@@ -428,12 +477,15 @@ fn vertical_x_labels<DB: DrawingBackend>(
     let (x_range, y_range) = chart.plotting_area().get_pixel_range();
     let base = area.get_base_pixel();
     let f = font(pt::TICK).color(&style::INK);
-    let rotated = f.transform(FontTransform::Rotate270).pos(Pos::new(HPos::Right, VPos::Center));
+    let rotated = f
+        .transform(FontTransform::Rotate270)
+        .pos(Pos::new(HPos::Right, VPos::Center));
     let x_scale = chart.as_coord_spec().x_spec();
     for v in ticks {
         let x = x_scale.map(v, (x_range.start, x_range.end)) - base.0;
         let y = y_range.end - base.1 + 2 * tick_len;
-        area.draw_text(&x_scale.label(*v), &rotated, (x, y)).map_err(drawing(what))?;
+        area.draw_text(&x_scale.label(*v), &rotated, (x, y))
+            .map_err(drawing(what))?;
     }
     Ok(())
 }
@@ -441,7 +493,12 @@ fn vertical_x_labels<DB: DrawingBackend>(
 /// The plotting rectangle of a chart, in backend pixels.
 pub(crate) fn plot_rect<DB: DrawingBackend>(chart: &Chart<'_, DB>) -> PixelRect {
     let (x, y) = chart.plotting_area().get_pixel_range();
-    PixelRect { left: x.start, top: y.start, right: x.end, bottom: y.end }
+    PixelRect {
+        left: x.start,
+        top: y.start,
+        right: x.end,
+        bottom: y.end,
+    }
 }
 
 /// Places annotation boxes inside a rectangle so they overlap neither the data (registered as
@@ -453,13 +510,21 @@ pub(crate) struct Labeler {
 
 impl Labeler {
     pub(crate) fn new(bounds: PixelRect) -> Self {
-        Self { bounds, taken: Vec::new() }
+        Self {
+            bounds,
+            taken: Vec::new(),
+        }
     }
 
     /// Marks a box around a data point (marker radius plus a little) as covered.
     pub(crate) fn point(&mut self, (x, y): (i32, i32)) {
         let r = px(pt::MARKER) + 2;
-        self.taken.push(PixelRect { left: x - r, top: y - r, right: x + r, bottom: y + r });
+        self.taken.push(PixelRect {
+            left: x - r,
+            top: y - r,
+            right: x + r,
+            bottom: y + r,
+        });
     }
 
     /// Marks a drawn line segment (backend pixels) as covered, as a chain of small boxes.
@@ -469,8 +534,16 @@ impl Labeler {
         let steps = (dx.hypot(dy) / f64::from(2 * half)).ceil().max(1.0) as i32;
         for k in 0..=steps {
             let t = f64::from(k) / f64::from(steps);
-            let (x, y) = (from.0 + (dx * t).round() as i32, from.1 + (dy * t).round() as i32);
-            self.taken.push(PixelRect { left: x - half, top: y - half, right: x + half, bottom: y + half });
+            let (x, y) = (
+                from.0 + (dx * t).round() as i32,
+                from.1 + (dy * t).round() as i32,
+            );
+            self.taken.push(PixelRect {
+                left: x - half,
+                top: y - half,
+                right: x + half,
+                bottom: y + half,
+            });
         }
     }
 
@@ -492,7 +565,12 @@ impl Labeler {
         candidates: impl IntoIterator<Item = (i32, i32)>,
         (w, h): (i32, i32),
     ) -> (i32, i32) {
-        let boxed = |(x, y): (i32, i32)| PixelRect { left: x, top: y, right: x + w, bottom: y + h };
+        let boxed = |(x, y): (i32, i32)| PixelRect {
+            left: x,
+            top: y,
+            right: x + w,
+            bottom: y + h,
+        };
         let mut first = None;
         let mut best: Option<(usize, PixelRect)> = None;
         for c in candidates {
@@ -509,7 +587,10 @@ impl Labeler {
                 }
             }
         }
-        let r = best.map(|(_, r)| r).or(first).unwrap_or_else(|| boxed((self.bounds.left, self.bounds.top)));
+        let r = best
+            .map(|(_, r)| r)
+            .or(first)
+            .unwrap_or_else(|| boxed((self.bounds.left, self.bounds.top)));
         self.taken.push(r);
         (r.left, r.top)
     }
@@ -543,7 +624,15 @@ impl Labeler {
         let b = self.bounds;
         let xs = [b.left + pad, b.right - pad - size.0];
         let ys = [b.top + pad, b.bottom - pad - size.1];
-        self.choose([(xs[0], ys[0]), (xs[1], ys[1]), (xs[1], ys[0]), (xs[0], ys[1])], size)
+        self.choose(
+            [
+                (xs[0], ys[0]),
+                (xs[1], ys[1]),
+                (xs[1], ys[0]),
+                (xs[0], ys[1]),
+            ],
+            size,
+        )
     }
 }
 
@@ -556,14 +645,26 @@ pub(crate) fn note_box<DB: DrawingBackend>(
 ) -> Result<(), ReportError> {
     let (w, h) = note_size(root, lines, what)?;
     let pad = px(pt::GAP);
-    root.draw(&Rectangle::new([pos, (pos.0 + w, pos.1 + h)], style::fill(style::PAPER).filled()))
-        .map_err(drawing(what))?;
-    root.draw(&Rectangle::new([pos, (pos.0 + w, pos.1 + h)], style::stroke(style::GRID, pt::GRID)))
-        .map_err(drawing(what))?;
+    root.draw(&Rectangle::new(
+        [pos, (pos.0 + w, pos.1 + h)],
+        style::fill(style::PAPER).filled(),
+    ))
+    .map_err(drawing(what))?;
+    root.draw(&Rectangle::new(
+        [pos, (pos.0 + w, pos.1 + h)],
+        style::stroke(style::GRID, pt::GRID),
+    ))
+    .map_err(drawing(what))?;
     let f = font(pt::NOTE);
     let line_h = (h - 2 * pad) / lines.len().max(1) as i32;
     for (i, line) in lines.iter().enumerate() {
-        text_at(root, line, &f, (pos.0 + pad, pos.1 + pad + i as i32 * line_h), what)?;
+        text_at(
+            root,
+            line,
+            &f,
+            (pos.0 + pad, pos.1 + pad + i as i32 * line_h),
+            what,
+        )?;
     }
     Ok(())
 }
@@ -589,8 +690,12 @@ pub(crate) fn note_size<DB: DrawingBackend>(
 /// Clips a polygon (backend pixels, as floats) to `rect` (Sutherland–Hodgman), for shaded regions
 /// whose corners fall outside the axes.
 pub(crate) fn clip_polygon(points: &[(f64, f64)], rect: PixelRect) -> Vec<(i32, i32)> {
-    let (l, t, r, b) =
-        (f64::from(rect.left), f64::from(rect.top), f64::from(rect.right), f64::from(rect.bottom));
+    let (l, t, r, b) = (
+        f64::from(rect.left),
+        f64::from(rect.top),
+        f64::from(rect.right),
+        f64::from(rect.bottom),
+    );
     // Each edge: is a point inside, and where does a segment cross the edge.
     type Inside = fn((f64, f64), f64) -> bool;
     let edges: [(Inside, bool, f64); 4] = [
@@ -626,5 +731,7 @@ pub(crate) fn clip_polygon(points: &[(f64, f64)], rect: PixelRect) -> Vec<(i32, 
             prev = p;
         }
     }
-    poly.into_iter().map(|(x, y)| (x.round() as i32, y.round() as i32)).collect()
+    poly.into_iter()
+        .map(|(x, y)| (x.round() as i32, y.round() as i32))
+        .collect()
 }

@@ -109,13 +109,21 @@ pub(crate) fn render<F: Figure>(
     })?;
     std::fs::write(&svg_path, svg).map_err(ReportError::io(&svg_path))?;
 
-    Ok(Written { png: png_path, svg: svg_path, size_px: (w, h), plot_area })
+    Ok(Written {
+        png: png_path,
+        svg: svg_path,
+        size_px: (w, h),
+        plot_area,
+    })
 }
 
 /// Encodes 8-bit RGB as PNG, declaring [`DPI`].
 fn write_png(path: &Path, rgb: &[u8], (w, h): (u32, u32)) -> Result<(), ReportError> {
     let file = std::fs::File::create(path).map_err(ReportError::io(path))?;
-    let png_err = |source| ReportError::Png { path: path.to_path_buf(), source };
+    let png_err = |source| ReportError::Png {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
@@ -142,7 +150,11 @@ fn physical_svg_size(svg: &str, (w, h): (u32, u32)) -> Option<String> {
         let s = format!("{:.3}", f64::from(p) / DPI);
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     };
-    Some(format!("<svg width=\"{}in\" height=\"{}in\"{rest}", inch(w), inch(h)))
+    Some(format!(
+        "<svg width=\"{}in\" height=\"{}in\"{rest}",
+        inch(w),
+        inch(h)
+    ))
 }
 
 #[cfg(test)]
@@ -151,20 +163,39 @@ mod tests {
 
     #[test]
     fn svg_header_becomes_inches() {
-        let s = physical_svg_size("<svg width=\"1050\" height=\"780\" viewBox=\"0 0 1050 780\">", (1050, 780));
-        assert_eq!(s.as_deref(), Some("<svg width=\"3.5in\" height=\"2.6in\" viewBox=\"0 0 1050 780\">"));
+        let s = physical_svg_size(
+            "<svg width=\"1050\" height=\"780\" viewBox=\"0 0 1050 780\">",
+            (1050, 780),
+        );
+        assert_eq!(
+            s.as_deref(),
+            Some("<svg width=\"3.5in\" height=\"2.6in\" viewBox=\"0 0 1050 780\">")
+        );
         assert!(physical_svg_size("<svg>", (1, 1)).is_none());
     }
 
     #[test]
     fn extension_keeps_dots_in_stem() {
-        assert_eq!(with_ext(Path::new("out/fig.v2"), "png"), PathBuf::from("out/fig.v2.png"));
+        assert_eq!(
+            with_ext(Path::new("out/fig.v2"), "png"),
+            PathBuf::from("out/fig.v2.png")
+        );
     }
 
     #[test]
     fn rect_geometry() {
-        let a = PixelRect { left: 0, top: 0, right: 10, bottom: 10 };
-        let b = PixelRect { left: 10, top: 0, right: 20, bottom: 10 };
+        let a = PixelRect {
+            left: 0,
+            top: 0,
+            right: 10,
+            bottom: 10,
+        };
+        let b = PixelRect {
+            left: 10,
+            top: 0,
+            right: 20,
+            bottom: 10,
+        };
         assert!(!a.intersects(&b));
         assert!(a.contains((9, 9)) && !a.contains((10, 9)));
     }

@@ -35,8 +35,20 @@ pub fn validation_stats(points: &[ValidationPoint]) -> Result<ValidationStats, R
         return Err(ReportError::EmptyData { what: WHAT });
     }
     for p in points {
-        check_value(WHAT, &p.workload, "measured_cycles", Some(("x", true)), p.measured_cycles)?;
-        check_value(WHAT, &p.workload, "simulated_cycles", Some(("y", true)), p.simulated_cycles)?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "measured_cycles",
+            Some(("x", true)),
+            p.measured_cycles,
+        )?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "simulated_cycles",
+            Some(("y", true)),
+            p.simulated_cycles,
+        )?;
     }
     let n = points.len();
     let mape_pct = points.iter().map(|p| error_pct(p).abs()).sum::<f64>() / n as f64;
@@ -47,7 +59,11 @@ pub fn validation_stats(points: &[ValidationPoint]) -> Result<ValidationStats, R
     Ok(ValidationStats {
         n,
         mape_pct,
-        pearson_r: pearson(points.iter().map(|p| (p.measured_cycles, p.simulated_cycles))),
+        pearson_r: pearson(
+            points
+                .iter()
+                .map(|p| (p.measured_cycles, p.simulated_cycles)),
+        ),
         worst_workload: worst.workload.clone(),
         worst_error_pct: error_pct(worst),
     })
@@ -57,7 +73,12 @@ pub fn validation_stats(points: &[ValidationPoint]) -> Result<ValidationStats, R
 /// cycles, signed error in percent (one decimal).
 pub fn validation_table(points: &[ValidationPoint]) -> Result<Table, ReportError> {
     validation_stats(points)?;
-    let mut t = Table::new(["workload", "measured (cycles)", "simulated (cycles)", "error (%)"]);
+    let mut t = Table::new([
+        "workload",
+        "measured (cycles)",
+        "simulated (cycles)",
+        "error (%)",
+    ]);
     for p in points {
         t = t.row([
             Cell::from(p.workload.as_str()),
@@ -75,7 +96,9 @@ pub fn pearson(pairs: impl Iterator<Item = (f64, f64)> + Clone) -> Option<f64> {
     if n < 2 {
         return None;
     }
-    let (sx, sy) = pairs.clone().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (sx, sy) = pairs
+        .clone()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
     let (mx, my) = (sx / n as f64, sy / n as f64);
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
     for (x, y) in pairs {
@@ -92,7 +115,11 @@ mod tests {
     use super::*;
 
     fn pt(w: &str, m: f64, s: f64) -> ValidationPoint {
-        ValidationPoint { workload: w.into(), measured_cycles: m, simulated_cycles: s }
+        ValidationPoint {
+            workload: w.into(),
+            measured_cycles: m,
+            simulated_cycles: s,
+        }
     }
 
     #[test]
@@ -114,12 +141,18 @@ mod tests {
 
     #[test]
     fn rejects_bad_points() {
-        assert!(matches!(validation_stats(&[]), Err(ReportError::EmptyData { .. })));
+        assert!(matches!(
+            validation_stats(&[]),
+            Err(ReportError::EmptyData { .. })
+        ));
         let e = validation_stats(&[pt("zero", 0.0, 1.0)]).unwrap_err();
         assert!(e.to_string().contains("zero"), "{e}");
         assert!(matches!(
             validation_stats(&[pt("nan", 1.0, f64::NAN)]),
-            Err(ReportError::NotFinite { field: "simulated_cycles", .. })
+            Err(ReportError::NotFinite {
+                field: "simulated_cycles",
+                ..
+            })
         ));
     }
 }

@@ -65,7 +65,11 @@ pub struct FigureSpec {
 impl FigureSpec {
     /// A spec with a title and a width; labels empty, linear axes.
     pub fn new(title: impl Into<String>, width: Column) -> Self {
-        Self { title: title.into(), width, ..Self::default() }
+        Self {
+            title: title.into(),
+            width,
+            ..Self::default()
+        }
     }
 
     /// Sets the x-axis label.
@@ -100,13 +104,18 @@ impl FigureSpec {
 
     /// Pixel size of the figure at [`DPI`], after checking the height.
     pub(crate) fn size_px(&self) -> Result<(u32, u32), ReportError> {
-        let h = self.height_in.unwrap_or_else(|| self.width.default_height_in());
+        let h = self
+            .height_in
+            .unwrap_or_else(|| self.width.default_height_in());
         if !(1.0..=10.0).contains(&h) {
             return Err(ReportError::InvalidSpec(format!(
                 "height_in = {h}: must be between 1 and 10 inches"
             )));
         }
-        Ok(((self.width.width_in() * DPI).round() as u32, (h * DPI).round() as u32))
+        Ok((
+            (self.width.width_in() * DPI).round() as u32,
+            (h * DPI).round() as u32,
+        ))
     }
 
     /// The x label, or `default` when none was given.
@@ -160,37 +169,62 @@ pub(crate) fn px(points: f64) -> i32 {
 pub(crate) fn ensure_fonts() -> Result<(), ReportError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
-        let regular =
-            plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
-        let bold = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+        let regular = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
+        let bold =
+            plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
         regular.is_ok() && bold.is_ok()
     });
     if ok {
         Ok(())
     } else {
-        Err(ReportError::Draw { what: "fonts", message: "embedded DejaVu Sans was rejected".into() })
+        Err(ReportError::Draw {
+            what: "fonts",
+            message: "embedded DejaVu Sans was rejected".into(),
+        })
     }
 }
 
 /// A text style of `points` size. plotters' font size is the glyph box, 1.24 × the em size (its SVG
 /// backend divides by 1.24), so the em comes out at exactly `points` on paper.
 pub(crate) fn font(points: f64) -> TextStyle<'static> {
-    FontDesc::new(FontFamily::SansSerif, points * DPI / 72.0 * 1.24, FontStyle::Normal).into()
+    FontDesc::new(
+        FontFamily::SansSerif,
+        points * DPI / 72.0 * 1.24,
+        FontStyle::Normal,
+    )
+    .into()
 }
 
 /// The bold title font.
 pub(crate) fn title_font() -> TextStyle<'static> {
-    FontDesc::new(FontFamily::SansSerif, pt::TITLE * DPI / 72.0 * 1.24, FontStyle::Bold).into()
+    FontDesc::new(
+        FontFamily::SansSerif,
+        pt::TITLE * DPI / 72.0 * 1.24,
+        FontStyle::Bold,
+    )
+    .into()
 }
 
 /// Solid stroke of `points` width.
 pub(crate) fn stroke(color: RGBColor, points: f64) -> ShapeStyle {
-    ShapeStyle { color: color.into(), filled: false, stroke_width: px(points).max(1) as u32 }
+    ShapeStyle {
+        color: color.into(),
+        filled: false,
+        stroke_width: px(points).max(1) as u32,
+    }
 }
 
 /// Solid fill.
 pub(crate) fn fill(color: RGBColor) -> ShapeStyle {
-    ShapeStyle { color: color.into(), filled: true, stroke_width: 0 }
+    ShapeStyle {
+        color: color.into(),
+        filled: true,
+        stroke_width: 0,
+    }
 }
 
 /// Text and axes.
@@ -284,11 +318,20 @@ mod tests {
     #[test]
     fn sizes_match_paper_columns() {
         let single = FigureSpec::new("", Column::Single).size_px().unwrap();
-        let double = FigureSpec::new("", Column::Double).height_in(3.0).size_px().unwrap();
+        let double = FigureSpec::new("", Column::Double)
+            .height_in(3.0)
+            .size_px()
+            .unwrap();
         assert_eq!(single, (1050, 780));
         assert_eq!(double, (2100, 900));
-        assert!(FigureSpec::new("", Column::Single).height_in(0.2).size_px().is_err());
-        assert!(FigureSpec::new("", Column::Single).height_in(f64::NAN).size_px().is_err());
+        assert!(FigureSpec::new("", Column::Single)
+            .height_in(0.2)
+            .size_px()
+            .is_err());
+        assert!(FigureSpec::new("", Column::Single)
+            .height_in(f64::NAN)
+            .size_px()
+            .is_err());
     }
 
     #[test]

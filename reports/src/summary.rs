@@ -23,7 +23,11 @@ pub struct FigureRef {
 impl FigureRef {
     /// A reference to what a figure function wrote.
     pub fn new(written: &Written, caption: impl Into<String>) -> Self {
-        Self { png: written.png.clone(), svg: written.svg.clone(), caption: caption.into() }
+        Self {
+            png: written.png.clone(),
+            svg: written.svg.clone(),
+            caption: caption.into(),
+        }
     }
 }
 
@@ -60,7 +64,9 @@ pub fn summary_page(
 ) -> Result<SummaryPaths, ReportError> {
     let dir = dir.as_ref();
     if sections.is_empty() {
-        return Err(ReportError::EmptyData { what: "summary_page" });
+        return Err(ReportError::EmptyData {
+            what: "summary_page",
+        });
     }
     for s in sections {
         for t in &s.tables {
@@ -71,7 +77,9 @@ pub fn summary_page(
     let abs_dir = std::path::absolute(dir).map_err(ReportError::io(dir))?;
     let rel = |p: &Path| -> Result<String, ReportError> {
         let abs = std::path::absolute(p).map_err(ReportError::io(p))?;
-        Ok(relative(&abs_dir, &abs).to_string_lossy().replace('\\', "/"))
+        Ok(relative(&abs_dir, &abs)
+            .to_string_lossy()
+            .replace('\\', "/"))
     };
 
     let mut md = format!("# {}\n", md_escape(title));
@@ -85,7 +93,12 @@ pub fn summary_page(
     for s in sections {
         md.push_str(&format!("\n## {}\n", md_escape(&s.heading)));
         html.push_str(&format!("<h2>{}</h2>\n", html_escape(&s.heading)));
-        for para in s.text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        for para in s
+            .text
+            .split("\n\n")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
             md.push_str(&format!("\n{}\n", md_escape(para)));
             html.push_str(&format!("<p>{}</p>\n", html_escape(para)));
         }
@@ -115,13 +128,17 @@ pub fn summary_page(
     }
     html.push_str("</body>\n</html>\n");
 
-    let paths = SummaryPaths { markdown: dir.join("index.md"), html: dir.join("index.html") };
+    let paths = SummaryPaths {
+        markdown: dir.join("index.md"),
+        html: dir.join("index.html"),
+    };
     std::fs::write(&paths.markdown, md).map_err(ReportError::io(&paths.markdown))?;
     std::fs::write(&paths.html, html).map_err(ReportError::io(&paths.html))?;
     Ok(paths)
 }
 
-const STYLE: &str = "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}\
+const STYLE: &str =
+    "body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}\
 figure{margin:1.5em 0}figure img{max-width:100%;height:auto}figcaption{font-size:90%}\
 table{border-collapse:collapse;margin:1em 0}th,td{padding:0.2em 0.8em;border-bottom:1px solid #ddd}\
 th{text-align:left}.num{text-align:right;font-variant-numeric:tabular-nums}";
@@ -145,7 +162,10 @@ fn relative(base: &Path, path: &Path) -> PathBuf {
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Escapes characters Markdown would interpret inside text and table cells.
@@ -162,18 +182,37 @@ fn md_escape(s: &str) -> String {
 
 /// A relative path as a Markdown link target (spaces and parentheses percent-encoded).
 fn md_url(p: &str) -> String {
-    p.replace(' ', "%20").replace('(', "%28").replace(')', "%29")
+    p.replace(' ', "%20")
+        .replace('(', "%28")
+        .replace(')', "%29")
 }
 
 fn markdown_table(t: &Table, opts: &TableOptions) -> String {
     let cells = t.rendered(opts);
-    let mut out = format!("| {} |\n|", t.columns.iter().map(|c| md_escape(c)).collect::<Vec<_>>().join(" | "));
+    let mut out = format!(
+        "| {} |\n|",
+        t.columns
+            .iter()
+            .map(|c| md_escape(c))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     for c in 0..t.columns.len() {
-        out.push_str(if t.numeric_column(c) { " ---: |" } else { " :--- |" });
+        out.push_str(if t.numeric_column(c) {
+            " ---: |"
+        } else {
+            " :--- |"
+        });
     }
     out.push('\n');
     for row in cells {
-        out.push_str(&format!("| {} |\n", row.iter().map(|c| md_escape(c)).collect::<Vec<_>>().join(" | ")));
+        out.push_str(&format!(
+            "| {} |\n",
+            row.iter()
+                .map(|c| md_escape(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
     }
     out
 }
@@ -203,14 +242,23 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/b/fig/x.png")), PathBuf::from("fig/x.png"));
-        assert_eq!(relative(Path::new("/a/b"), Path::new("/a/c/x.png")), PathBuf::from("../c/x.png"));
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/b/fig/x.png")),
+            PathBuf::from("fig/x.png")
+        );
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/c/x.png")),
+            PathBuf::from("../c/x.png")
+        );
     }
 
     #[test]
     fn escaping() {
         assert_eq!(md_escape("a|b_c"), "a\\|b\\_c");
-        assert_eq!(html_escape("<L2 & \"DRAM\">"), "&lt;L2 &amp; &quot;DRAM&quot;&gt;");
+        assert_eq!(
+            html_escape("<L2 & \"DRAM\">"),
+            "&lt;L2 &amp; &quot;DRAM&quot;&gt;"
+        );
         assert_eq!(md_url("my figs/a(1).png"), "my%20figs/a%281%29.png");
     }
 }

@@ -44,11 +44,23 @@ impl Cell {
             }
             Cell::Float { value, decimals } => {
                 if !value.is_finite() {
-                    return if value.is_nan() { "NaN".into() } else if *value > 0.0 { "inf".into() } else { "-inf".into() };
+                    return if value.is_nan() {
+                        "NaN".into()
+                    } else if *value > 0.0 {
+                        "inf".into()
+                    } else {
+                        "-inf".into()
+                    };
                 }
                 let s = format!("{:.*}", decimals, value.abs());
-                let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
-                let int = if thousands { group(int) } else { int.to_string() };
+                let (int, frac) = s
+                    .split_once('.')
+                    .map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
+                let int = if thousands {
+                    group(int)
+                } else {
+                    int.to_string()
+                };
                 // No "-0.00": the sign only when the printed digits are not all zero.
                 let negative = *value < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0');
                 let sign = if negative { "-" } else { "" };
@@ -123,7 +135,10 @@ pub struct TableOptions {
 impl Table {
     /// A table with these column headers and no rows.
     pub fn new<S: Into<String>>(columns: impl IntoIterator<Item = S>) -> Self {
-        Self { columns: columns.into_iter().map(Into::into).collect(), rows: Vec::new() }
+        Self {
+            columns: columns.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
     }
 
     /// Appends a row.
@@ -141,7 +156,11 @@ impl Table {
             if row.len() != self.columns.len() {
                 return Err(ReportError::InvalidData {
                     what,
-                    message: format!("row {i} has {} cells for {} columns", row.len(), self.columns.len()),
+                    message: format!(
+                        "row {i} has {} cells for {} columns",
+                        row.len(),
+                        self.columns.len()
+                    ),
                 });
             }
         }
@@ -150,13 +169,21 @@ impl Table {
 
     /// Whether column `c` is numeric (every non-empty cell is a number, and there is one).
     pub(crate) fn numeric_column(&self, c: usize) -> bool {
-        let mut cells = self.rows.iter().map(|r| &r[c]).filter(|x| **x != Cell::Empty).peekable();
+        let mut cells = self
+            .rows
+            .iter()
+            .map(|r| &r[c])
+            .filter(|x| **x != Cell::Empty)
+            .peekable();
         cells.peek().is_some() && cells.all(Cell::is_number)
     }
 
     /// Every cell rendered, row-major.
     pub(crate) fn rendered(&self, opts: &TableOptions) -> Vec<Vec<String>> {
-        self.rows.iter().map(|r| r.iter().map(|c| c.render(opts.thousands)).collect()).collect()
+        self.rows
+            .iter()
+            .map(|r| r.iter().map(|c| c.render(opts.thousands)).collect())
+            .collect()
     }
 }
 
@@ -167,23 +194,42 @@ pub fn text_table(table: &Table, opts: &TableOptions) -> Result<String, ReportEr
     let cells = table.rendered(opts);
     let width = |s: &str| s.chars().count();
     let widths: Vec<usize> = (0..table.columns.len())
-        .map(|c| cells.iter().map(|r| width(&r[c])).chain([width(&table.columns[c])]).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| width(&r[c]))
+                .chain([width(&table.columns[c])])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
-    let right: Vec<bool> = (0..table.columns.len()).map(|c| table.numeric_column(c)).collect();
+    let right: Vec<bool> = (0..table.columns.len())
+        .map(|c| table.numeric_column(c))
+        .collect();
     let line = |row: &[String], numeric_cell: &dyn Fn(usize) -> bool| {
         let parts: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(c, s)| {
                 let pad = " ".repeat(widths[c] - width(s));
-                if numeric_cell(c) { format!("{pad}{s}") } else { format!("{s}{pad}") }
+                if numeric_cell(c) {
+                    format!("{pad}{s}")
+                } else {
+                    format!("{s}{pad}")
+                }
             })
             .collect();
         parts.join("  ").trim_end().to_string()
     };
     let mut out = line(&table.columns, &|c| right[c]);
     out.push('\n');
-    out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.push_str(
+        &widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("  "),
+    );
     out.push('\n');
     for (r, row) in cells.iter().enumerate() {
         out.push_str(&line(row, &|c| table.rows[r][c].is_number()));
@@ -212,7 +258,11 @@ mod tests {
     fn text_table_aligns() {
         let t = Table::new(["workload", "cycles", "error %"])
             .row(["vector_add".into(), Cell::Int(10_400), Cell::float(6.1, 1)])
-            .row(["matmul_naive".into(), Cell::Int(1_610_000), Cell::float(-11.0, 1)]);
+            .row([
+                "matmul_naive".into(),
+                Cell::Int(1_610_000),
+                Cell::float(-11.0, 1),
+            ]);
         let s = text_table(&t, &TableOptions { thousands: true }).unwrap();
         let expected = "\
 workload         cycles  error %
@@ -227,7 +277,10 @@ matmul_naive  1,610,000    -11.0
     fn ragged_rows_are_errors() {
         let t = Table::new(["a", "b"]).row([Cell::Int(1)]);
         let e = text_table(&t, &TableOptions::default()).unwrap_err();
-        assert!(e.to_string().contains("row 0 has 1 cells for 2 columns"), "{e}");
+        assert!(
+            e.to_string().contains("row 0 has 1 cells for 2 columns"),
+            "{e}"
+        );
         assert!(text_table(&Table::default(), &TableOptions::default()).is_err());
     }
 }

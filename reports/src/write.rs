@@ -25,7 +25,10 @@ pub fn write_csv<T: Serialize>(path: impl AsRef<Path>, rows: &[T]) -> Result<(),
         return Err(ReportError::EmptyData { what: "write_csv" });
     }
     ensure_parent(path)?;
-    let csv_err = |source| ReportError::Csv { path: path.to_path_buf(), source };
+    let csv_err = |source| ReportError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
     for row in rows {
         w.serialize(row).map_err(csv_err)?;
@@ -34,11 +37,16 @@ pub fn write_csv<T: Serialize>(path: impl AsRef<Path>, rows: &[T]) -> Result<(),
 }
 
 /// Writes `value` as pretty-printed JSON with a trailing newline.
-pub fn write_json<T: Serialize + ?Sized>(path: impl AsRef<Path>, value: &T) -> Result<(), ReportError> {
+pub fn write_json<T: Serialize + ?Sized>(
+    path: impl AsRef<Path>,
+    value: &T,
+) -> Result<(), ReportError> {
     let path = path.as_ref();
     ensure_parent(path)?;
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|source| ReportError::Json { path: path.to_path_buf(), source })?;
+    let mut text = serde_json::to_string_pretty(value).map_err(|source| ReportError::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
     text.push('\n');
     std::fs::write(path, text).map_err(ReportError::io(path))
 }

@@ -78,13 +78,27 @@ pub fn speedup_bars(
             })?;
         let label = format!("{} / {}", v.group, v.series);
         check_value(WHAT, &label, "value", Some(("y", true)), v.value)?;
-        check_value(WHAT, &format!("{} / {baseline}", v.group), "value", Some(("y", true)), base.value)?;
-        speedups.push(BarValue { value: base.value / v.value, ..v.clone() });
+        check_value(
+            WHAT,
+            &format!("{} / {baseline}", v.group),
+            "value",
+            Some(("y", true)),
+            base.value,
+        )?;
+        speedups.push(BarValue {
+            value: base.value / v.value,
+            ..v.clone()
+        });
     }
     if speedups.is_empty() {
         return Err(ReportError::EmptyData { what: WHAT });
     }
-    let fig = Bars::new(&speedups, Some(1.0), spec, format!("Speedup over {baseline} (×)"))?;
+    let fig = Bars::new(
+        &speedups,
+        Some(1.0),
+        spec,
+        format!("Speedup over {baseline} (×)"),
+    )?;
     render(&fig, spec, stem.as_ref())
 }
 
@@ -99,9 +113,14 @@ impl Bars {
             return Err(ReportError::EmptyData { what: WHAT });
         }
         if spec.x_log {
-            return Err(ReportError::InvalidSpec("bars: the x axis is categorical, x_log must be off".into()));
+            return Err(ReportError::InvalidSpec(
+                "bars: the x axis is categorical, x_log must be off".into(),
+            ));
         }
-        check_unique(WHAT, values.iter().map(|v| (v.group.as_str(), v.series.as_str())))?;
+        check_unique(
+            WHAT,
+            values.iter().map(|v| (v.group.as_str(), v.series.as_str())),
+        )?;
         let groups = first_seen(values.iter().map(|v| v.group.as_str()));
         let series = first_seen(values.iter().map(|v| v.series.as_str()));
         style::check_series_count(WHAT, series.len())?;
@@ -112,7 +131,11 @@ impl Bars {
         for v in values {
             let label = format!("{} / {}", v.group, v.series);
             let value = check_value(WHAT, &label, "value", Some(("y", spec.y_log)), v.value)?;
-            cells.push((index_of(&groups, &v.group), index_of(&series, &v.series), value));
+            cells.push((
+                index_of(&groups, &v.group),
+                index_of(&series, &v.series),
+                value,
+            ));
         }
         Ok(Self {
             groups: groups.into_iter().map(String::from).collect(),
@@ -139,26 +162,46 @@ impl Figure for Bars {
             .series
             .iter()
             .enumerate()
-            .map(|(i, s)| LegendEntry { label: s.clone(), mark: Mark::Swatch(style::series_color(i)) })
+            .map(|(i, s)| LegendEntry {
+                label: s.clone(),
+                mark: Mark::Swatch(style::series_color(i)),
+            })
             .collect();
         // One series needs no legend: the axis label says what the bars are.
         let legend = if legend.len() > 1 { legend } else { Vec::new() };
         let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
-        let y = Scale::fit(self.cells.iter().map(|c| c.2).chain(self.baseline), spec.y_log, !spec.y_log);
-        let floor = if *y.kind() == ScaleKind::Log { y.lo() } else { 0.0 };
+        let y = Scale::fit(
+            self.cells.iter().map(|c| c.2).chain(self.baseline),
+            spec.y_log,
+            !spec.y_log,
+        );
+        let floor = if *y.kind() == ScaleKind::Log {
+            y.lo()
+        } else {
+            0.0
+        };
         let x = Scale::category(self.groups.clone());
         let (x_lo, x_hi) = (x.lo(), x.hi());
         let chart = frame::chart(
             &area,
-            Axes { x, y, x_label: &spec.x_label, y_label: spec.y_label_or(&self.y_default), right_margin: 0 },
+            Axes {
+                x,
+                y,
+                x_label: &spec.x_label,
+                y_label: spec.y_label_or(&self.y_default),
+                right_margin: 0,
+            },
             WHAT,
         )?;
         let plot = chart.plotting_area();
         let width = GROUP_WIDTH / self.series.len() as f64;
         for &(g, s, v) in &self.cells {
             let left = g as f64 - GROUP_WIDTH / 2.0 + s as f64 * width;
-            plot.draw(&Rectangle::new([(left, floor), (left + width, v)], style::fill(style::series_color(s))))
-                .map_err(drawing(WHAT))?;
+            plot.draw(&Rectangle::new(
+                [(left, floor), (left + width, v)],
+                style::fill(style::series_color(s)),
+            ))
+            .map_err(drawing(WHAT))?;
         }
         if let Some(b) = self.baseline {
             frame::reference_line(plot, (x_lo, b), (x_hi, b), WHAT)?;

@@ -68,7 +68,10 @@ pub fn roofline(
     if machine.compute.is_empty() || machine.memory.is_empty() {
         return Err(ReportError::InvalidData {
             what: WHAT,
-            message: format!("machine {:?} needs at least one compute peak and one bandwidth", machine.name),
+            message: format!(
+                "machine {:?} needs at least one compute peak and one bandwidth",
+                machine.name
+            ),
         });
     }
     for c in &machine.compute {
@@ -78,13 +81,34 @@ pub fn roofline(
         check_value(WHAT, &m.name, "bandwidth", Some(("y", true)), m.value)?;
     }
     for p in points {
-        check_value(WHAT, &p.workload, "flop_per_byte", Some(("x", true)), p.flop_per_byte)?;
-        check_value(WHAT, &p.workload, "flops_per_s", Some(("y", true)), p.flops_per_s)?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "flop_per_byte",
+            Some(("x", true)),
+            p.flop_per_byte,
+        )?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "flops_per_s",
+            Some(("y", true)),
+            p.flops_per_s,
+        )?;
     }
     style::check_series_count(WHAT, machine.compute.len().max(machine.memory.len()))?;
     let top_peak = machine.compute.iter().map(|c| c.value).fold(0.0, f64::max);
     let top_bw = machine.memory.iter().map(|m| m.value).fold(0.0, f64::max);
-    render(&Roofline { machine, points, top_peak, top_bw }, spec, stem.as_ref())
+    render(
+        &Roofline {
+            machine,
+            points,
+            top_peak,
+            top_bw,
+        },
+        spec,
+        stem.as_ref(),
+    )
 }
 
 impl Roofline<'_> {
@@ -96,17 +120,32 @@ impl Roofline<'_> {
                 .iter()
                 .flat_map(|c| self.machine.memory.iter().map(move |m| c.value / m.value))
         };
-        let xs: Vec<f64> = ridges().chain(self.points.iter().map(|p| p.flop_per_byte)).collect();
+        let xs: Vec<f64> = ridges()
+            .chain(self.points.iter().map(|p| p.flop_per_byte))
+            .collect();
         let x_lo = xs.iter().copied().fold(f64::INFINITY, f64::min) / 8.0;
         let x_hi = xs.iter().copied().fold(0.0, f64::max) * 8.0;
-        let low_bw = self.machine.memory.iter().map(|m| m.value).fold(f64::INFINITY, f64::min);
-        let low_peak = self.machine.compute.iter().map(|c| c.value).fold(f64::INFINITY, f64::min);
+        let low_bw = self
+            .machine
+            .memory
+            .iter()
+            .map(|m| m.value)
+            .fold(f64::INFINITY, f64::min);
+        let low_peak = self
+            .machine
+            .compute
+            .iter()
+            .map(|c| c.value)
+            .fold(f64::INFINITY, f64::min);
         let y_lo = self
             .points
             .iter()
             .map(|p| p.flops_per_s)
             .fold((low_bw * x_lo * 2.0).min(low_peak), f64::min);
-        (Scale::fit([x_lo, x_hi], true, false), Scale::fit([y_lo, self.top_peak * 2.0], true, false))
+        (
+            Scale::fit([x_lo, x_hi], true, false),
+            Scale::fit([y_lo, self.top_peak * 2.0], true, false),
+        )
     }
 }
 
@@ -155,13 +194,19 @@ impl Figure for Roofline<'_> {
             let start = x_lo.max(y_lo / m.value);
             let ridge = self.top_peak / m.value;
             let ends = [(start, start * m.value), (ridge, self.top_peak)];
-            plot.draw(&PathElement::new(ends.to_vec(), style::stroke(style::series_color(i), pt::LINE)))
-                .map_err(drawing(WHAT))?;
+            plot.draw(&PathElement::new(
+                ends.to_vec(),
+                style::stroke(style::series_color(i), pt::LINE),
+            ))
+            .map_err(drawing(WHAT))?;
             labeler.line(chart.backend_coord(&ends[0]), chart.backend_coord(&ends[1]));
         }
         for c in &self.machine.compute {
             let ridge = c.value / self.top_bw;
-            labeler.line(chart.backend_coord(&(ridge, c.value)), chart.backend_coord(&(x_hi, c.value)));
+            labeler.line(
+                chart.backend_coord(&(ridge, c.value)),
+                chart.backend_coord(&(x_hi, c.value)),
+            );
         }
         // Flat roofs: from the ridge with the fastest memory to the right edge; the label sits
         // right-aligned above the roof, or below it when another label is in the way.
@@ -183,11 +228,20 @@ impl Figure for Roofline<'_> {
         }
 
         let color = style::series_color(6);
-        let pos: Vec<(i32, i32)> =
-            self.points.iter().map(|p| chart.backend_coord(&(p.flop_per_byte, p.flops_per_s))).collect();
+        let pos: Vec<(i32, i32)> = self
+            .points
+            .iter()
+            .map(|p| chart.backend_coord(&(p.flop_per_byte, p.flops_per_s)))
+            .collect();
         for (p, at) in self.points.iter().zip(&pos) {
             labeler.point(*at);
-            frame::draw_marker(plot, (p.flop_per_byte, p.flops_per_s), Marker::Circle, color, WHAT)?;
+            frame::draw_marker(
+                plot,
+                (p.flop_per_byte, p.flops_per_s),
+                Marker::Circle,
+                color,
+                WHAT,
+            )?;
         }
         for (p, at) in self.points.iter().zip(&pos) {
             let size = frame::text_size(root, &p.workload, &f, WHAT)?;

@@ -36,7 +36,10 @@ pub struct ScatterOptions {
 
 impl Default for ScatterOptions {
     fn default() -> Self {
-        Self { error_band: 0.25, label_outliers: true }
+        Self {
+            error_band: 0.25,
+            label_outliers: true,
+        }
     }
 }
 
@@ -67,11 +70,31 @@ pub fn validation_scatter(
         return Err(ReportError::EmptyData { what: WHAT });
     }
     for p in points {
-        check_value(WHAT, &p.workload, "measured_cycles", Some(("x", true)), p.measured_cycles)?;
-        check_value(WHAT, &p.workload, "simulated_cycles", Some(("y", true)), p.simulated_cycles)?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "measured_cycles",
+            Some(("x", true)),
+            p.measured_cycles,
+        )?;
+        check_value(
+            WHAT,
+            &p.workload,
+            "simulated_cycles",
+            Some(("y", true)),
+            p.simulated_cycles,
+        )?;
     }
     let stats = validation_stats(points)?;
-    render(&Scatter { points, opts, stats }, spec, stem.as_ref())
+    render(
+        &Scatter {
+            points,
+            opts,
+            stats,
+        },
+        spec,
+        stem.as_ref(),
+    )
 }
 
 impl Scatter<'_> {
@@ -89,7 +112,11 @@ impl Scatter<'_> {
                 Some(r) => format!("Pearson r = {r:.3}"),
                 None => "Pearson r = n/a".into(),
             },
-            format!("within ±{:.0}%: {within}/{}", self.opts.error_band * 100.0, s.n),
+            format!(
+                "within ±{:.0}%: {within}/{}",
+                self.opts.error_band * 100.0,
+                s.n
+            ),
         ]
     }
 }
@@ -102,7 +129,10 @@ impl Figure for Scatter<'_> {
         root: &DrawingArea<DB, Shift>,
         spec: &FigureSpec,
     ) -> Result<PixelRect, ReportError> {
-        let all = self.points.iter().flat_map(|p| [p.measured_cycles, p.simulated_cycles]);
+        let all = self
+            .points
+            .iter()
+            .flat_map(|p| [p.measured_cycles, p.simulated_cycles]);
         let scale = Scale::fit(all, true, false);
         let (lo, hi) = (scale.lo(), scale.hi());
         let area = frame::page(root, &spec.title, &[], Placement::Top, WHAT)?;
@@ -121,7 +151,12 @@ impl Figure for Scatter<'_> {
 
         // Band: y within x·(1 ± b); straight edges in log-log, clipped to the axes.
         let b = self.opts.error_band;
-        let corners = [(lo, lo * (1.0 - b)), (hi, hi * (1.0 - b)), (hi, hi * (1.0 + b)), (lo, lo * (1.0 + b))];
+        let corners = [
+            (lo, lo * (1.0 - b)),
+            (hi, hi * (1.0 - b)),
+            (hi, hi * (1.0 + b)),
+            (lo, lo * (1.0 + b)),
+        ];
         let px: Vec<(f64, f64)> = corners
             .iter()
             .map(|c| {
@@ -130,7 +165,8 @@ impl Figure for Scatter<'_> {
             })
             .collect();
         let band = frame::clip_polygon(&px, plot);
-        root.draw(&Polygon::new(band, style::fill(style::BAND))).map_err(drawing(WHAT))?;
+        root.draw(&Polygon::new(band, style::fill(style::BAND)))
+            .map_err(drawing(WHAT))?;
         frame::reference_line(chart.plotting_area(), (lo, lo), (hi, hi), WHAT)?;
 
         let mut labeler = Labeler::new(plot);
@@ -153,7 +189,12 @@ impl Figure for Scatter<'_> {
         let corner = labeler.corner(size);
         if self.opts.label_outliers {
             let f = font(pt::NOTE);
-            for (p, at) in self.points.iter().zip(&pos).filter(|(p, _)| self.outside_band(p)) {
+            for (p, at) in self
+                .points
+                .iter()
+                .zip(&pos)
+                .filter(|(p, _)| self.outside_band(p))
+            {
                 let size = frame::text_size(root, &p.workload, &f, WHAT)?;
                 let spot = labeler.near(*at, size);
                 frame::text_at(root, &p.workload, &f, spot, WHAT)?;

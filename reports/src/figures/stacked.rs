@@ -48,9 +48,16 @@ pub fn stacked_bars(
         return Err(ReportError::EmptyData { what: WHAT });
     }
     if spec.x_log || spec.y_log {
-        return Err(ReportError::InvalidSpec("stacked_bars: fractions take linear axes".into()));
+        return Err(ReportError::InvalidSpec(
+            "stacked_bars: fractions take linear axes".into(),
+        ));
     }
-    check_unique(WHAT, segments.iter().map(|s| (s.bar.as_str(), s.category.as_str())))?;
+    check_unique(
+        WHAT,
+        segments
+            .iter()
+            .map(|s| (s.bar.as_str(), s.category.as_str())),
+    )?;
     let bars = first_seen(segments.iter().map(|s| s.bar.as_str()));
     let all_categories = first_seen(segments.iter().map(|s| s.category.as_str()));
     let mut values = vec![vec![0.0; all_categories.len()]; bars.len()];
@@ -58,18 +65,25 @@ pub fn stacked_bars(
         let label = format!("{} / {}", s.bar, s.category);
         let v = check_value(WHAT, &label, "value", None, s.value)?;
         if v < 0.0 {
-            return Err(ReportError::InvalidData { what: WHAT, message: format!("{label:?} is negative ({v})") });
+            return Err(ReportError::InvalidData {
+                what: WHAT,
+                message: format!("{label:?} is negative ({v})"),
+            });
         }
         values[index_of(&bars, &s.bar)][index_of(&all_categories, &s.category)] = v;
     }
     for (bar, row) in bars.iter().zip(&values) {
         if row.iter().sum::<f64>() <= 0.0 {
-            return Err(ReportError::InvalidData { what: WHAT, message: format!("bar {bar:?} sums to 0") });
+            return Err(ReportError::InvalidData {
+                what: WHAT,
+                message: format!("bar {bar:?} sums to 0"),
+            });
         }
     }
     // Keep the palette index of each category stable whether or not others are dropped.
-    let kept: Vec<usize> =
-        (0..all_categories.len()).filter(|&c| values.iter().any(|row| row[c] > 0.0)).collect();
+    let kept: Vec<usize> = (0..all_categories.len())
+        .filter(|&c| values.iter().any(|row| row[c] > 0.0))
+        .collect();
     style::check_series_count(WHAT, all_categories.len())?;
     let fractions = values
         .iter()
@@ -80,7 +94,10 @@ pub fn stacked_bars(
         .collect();
     let fig = Stacked {
         bars: bars.into_iter().map(String::from).collect(),
-        categories: kept.iter().map(|&c| (all_categories[c].to_string(), c)).collect(),
+        categories: kept
+            .iter()
+            .map(|&c| (all_categories[c].to_string(), c))
+            .collect(),
         fractions,
     };
     render(&fig, spec, stem.as_ref())
@@ -98,7 +115,10 @@ impl Figure for Stacked {
             .categories
             .iter()
             .rev()
-            .map(|(name, c)| LegendEntry { label: name.clone(), mark: Mark::Swatch(style::series_color(*c)) })
+            .map(|(name, c)| LegendEntry {
+                label: name.clone(),
+                mark: Mark::Swatch(style::series_color(*c)),
+            })
             .collect();
         let area = frame::page(root, &spec.title, &legend, Placement::Right, WHAT)?;
         let chart = frame::chart(
@@ -118,8 +138,11 @@ impl Figure for Stacked {
             let mut bottom = 0.0;
             for (f, (_, c)) in row.iter().zip(&self.categories) {
                 if *f > 0.0 {
-                    plot.draw(&Rectangle::new([(left, bottom), (right, bottom + f)], style::fill(style::series_color(*c))))
-                        .map_err(drawing(WHAT))?;
+                    plot.draw(&Rectangle::new(
+                        [(left, bottom), (right, bottom + f)],
+                        style::fill(style::series_color(*c)),
+                    ))
+                    .map_err(drawing(WHAT))?;
                 }
                 bottom += f;
             }

@@ -61,9 +61,21 @@ pub fn sweep_curves(
     let names = first_seen(points.iter().map(|p| p.workload.as_str()));
     style::check_series_count(WHAT, names.len())?;
     let xs: Vec<String> = points.iter().map(|p| p.x.to_string()).collect();
-    check_unique(WHAT, points.iter().zip(&xs).map(|(p, x)| (p.workload.as_str(), x.as_str())))?;
+    check_unique(
+        WHAT,
+        points
+            .iter()
+            .zip(&xs)
+            .map(|(p, x)| (p.workload.as_str(), x.as_str())),
+    )?;
     if let Some(b) = opts.normalize_at {
-        check_value(WHAT, "normalize_at", "normalize_at", Some(("x", spec.x_log)), b)?;
+        check_value(
+            WHAT,
+            "normalize_at",
+            "normalize_at",
+            Some(("x", spec.x_log)),
+            b,
+        )?;
     }
     let mut lines = Vec::with_capacity(names.len());
     for name in names {
@@ -95,15 +107,32 @@ pub fn sweep_curves(
             }
         }
         for (x, y) in &pts {
-            check_value(WHAT, &format!("{name} at x = {x}"), "y", Some(("y", spec.y_log)), *y)?;
+            check_value(
+                WHAT,
+                &format!("{name} at x = {x}"),
+                "y",
+                Some(("y", spec.y_log)),
+                *y,
+            )?;
         }
-        lines.push(Line { name: name.to_string(), points: pts });
+        lines.push(Line {
+            name: name.to_string(),
+            points: pts,
+        });
     }
     let y_default = match opts.normalize_at {
         Some(b) => format!("Normalised to x = {b}"),
         None => String::new(),
     };
-    render(&Sweep { lines, normalized: opts.normalize_at, y_default }, spec, stem.as_ref())
+    render(
+        &Sweep {
+            lines,
+            normalized: opts.normalize_at,
+            y_default,
+        },
+        spec,
+        stem.as_ref(),
+    )
 }
 
 impl Figure for Sweep {
@@ -150,8 +179,11 @@ impl Figure for Sweep {
         }
         for (i, line) in self.lines.iter().enumerate() {
             let color = style::series_color(i);
-            plot.draw(&PathElement::new(line.points.clone(), style::stroke(color, pt::LINE)))
-                .map_err(drawing(WHAT))?;
+            plot.draw(&PathElement::new(
+                line.points.clone(),
+                style::stroke(color, pt::LINE),
+            ))
+            .map_err(drawing(WHAT))?;
             for p in &line.points {
                 frame::draw_marker(plot, *p, Marker::nth(i), color, WHAT)?;
             }

@@ -92,23 +92,41 @@ const LEVELS: f64 = 16.0;
 
 /// Draws the timeline into `<stem>.png` and `<stem>.svg`. Labels default to "Cycle" and "SM";
 /// log axes are refused.
-pub fn timeline(data: &Timeline, spec: &FigureSpec, stem: impl AsRef<Path>) -> Result<Written, ReportError> {
+pub fn timeline(
+    data: &Timeline,
+    spec: &FigureSpec,
+    stem: impl AsRef<Path>,
+) -> Result<Written, ReportError> {
     if data.ctas.is_empty() {
         return Err(ReportError::EmptyData { what: WHAT });
     }
     if spec.x_log || spec.y_log {
-        return Err(ReportError::InvalidSpec("timeline: cycles and SM indices take linear axes".into()));
+        return Err(ReportError::InvalidSpec(
+            "timeline: cycles and SM indices take linear axes".into(),
+        ));
     }
     if data.num_sms == 0 {
-        return Err(ReportError::InvalidData { what: WHAT, message: "num_sms is 0".into() });
+        return Err(ReportError::InvalidData {
+            what: WHAT,
+            message: "num_sms is 0".into(),
+        });
     }
-    let bad = |message: String| ReportError::InvalidData { what: WHAT, message };
+    let bad = |message: String| ReportError::InvalidData {
+        what: WHAT,
+        message,
+    };
     for c in &data.ctas {
         if c.sm >= data.num_sms {
-            return Err(bad(format!("CTA {} is on SM {}, but num_sms = {}", c.cta, c.sm, data.num_sms)));
+            return Err(bad(format!(
+                "CTA {} is on SM {}, but num_sms = {}",
+                c.cta, c.sm, data.num_sms
+            )));
         }
         if c.end_cycle < c.start_cycle {
-            return Err(bad(format!("CTA {} ends (cycle {}) before it starts ({})", c.cta, c.end_cycle, c.start_cycle)));
+            return Err(bad(format!(
+                "CTA {} ends (cycle {}) before it starts ({})",
+                c.cta, c.end_cycle, c.start_cycle
+            )));
         }
     }
     let mut end = data.ctas.iter().map(|c| c.end_cycle).max().unwrap_or(0);
@@ -118,7 +136,10 @@ pub fn timeline(data: &Timeline, spec: &FigureSpec, stem: impl AsRef<Path>) -> R
         }
         for s in &occ.samples {
             if s.sm >= data.num_sms {
-                return Err(bad(format!("occupancy sample at cycle {} is on SM {}, but num_sms = {}", s.cycle, s.sm, data.num_sms)));
+                return Err(bad(format!(
+                    "occupancy sample at cycle {} is on SM {}, but num_sms = {}",
+                    s.cycle, s.sm, data.num_sms
+                )));
             }
             if s.active_warps > occ.max_warps_per_sm {
                 return Err(bad(format!(
@@ -133,7 +154,10 @@ pub fn timeline(data: &Timeline, spec: &FigureSpec, stem: impl AsRef<Path>) -> R
         num_sms: data.num_sms,
         end: end.max(1) as f64,
         bars: lanes(&data.ctas),
-        heat: data.occupancy.as_ref().map(|o| (o.max_warps_per_sm, runs(o, end.max(1) as f64))),
+        heat: data
+            .occupancy
+            .as_ref()
+            .map(|o| (o.max_warps_per_sm, runs(o, end.max(1) as f64))),
     };
     render(&fig, spec, stem.as_ref())
 }
@@ -190,10 +214,16 @@ fn runs(occ: &Occupancy, end: f64) -> Vec<Run> {
             Some(n) if n.sm == s.sm => n.cycle as f64,
             _ => end,
         };
-        let level = (f64::from(s.active_warps) / f64::from(occ.max_warps_per_sm) * LEVELS).round() / LEVELS;
+        let level =
+            (f64::from(s.active_warps) / f64::from(occ.max_warps_per_sm) * LEVELS).round() / LEVELS;
         match runs.last_mut() {
             Some(r) if r.sm == s.sm && r.level == level && r.end == s.cycle as f64 => r.end = until,
-            _ => runs.push(Run { sm: s.sm, start: s.cycle as f64, end: until, level }),
+            _ => runs.push(Run {
+                sm: s.sm,
+                start: s.cycle as f64,
+                end: until,
+                level,
+            }),
         }
     }
     runs.retain(|r| r.level > 0.0 && r.end > r.start);
@@ -253,8 +283,11 @@ impl Figure for TimelineFig {
         let row = row_height(&chart, self.num_sms);
         for r in heat {
             let y = f64::from(r.sm) - row / 2.0;
-            plot.draw(&Rectangle::new([(r.start, y), (r.end, y + row)], style::fill(style::ramp(r.level))))
-                .map_err(drawing(WHAT))?;
+            plot.draw(&Rectangle::new(
+                [(r.start, y), (r.end, y + row)],
+                style::fill(style::ramp(r.level)),
+            ))
+            .map_err(drawing(WHAT))?;
         }
         colorbar(root, frame::plot_rect(&chart), *max_warps)?;
         Ok(frame::plot_rect(&top_chart))
@@ -262,15 +295,25 @@ impl Figure for TimelineFig {
 }
 
 impl TimelineFig {
-    fn draw_ctas<DB: DrawingBackend>(&self, chart: &frame::Chart<'_, DB>) -> Result<(), ReportError> {
+    fn draw_ctas<DB: DrawingBackend>(
+        &self,
+        chart: &frame::Chart<'_, DB>,
+    ) -> Result<(), ReportError> {
         let plot = chart.plotting_area();
         let row = row_height(chart, self.num_sms);
         for b in &self.bars {
             let h = row / b.lanes.max(1) as f64;
             let y = f64::from(b.sm) - row / 2.0 + b.lane as f64 * h;
-            let color = if b.shade { style::series_color(5) } else { style::series_color(0) };
-            plot.draw(&Rectangle::new([(b.start, y), (b.end, y + h)], style::fill(color)))
-                .map_err(drawing(WHAT))?;
+            let color = if b.shade {
+                style::series_color(5)
+            } else {
+                style::series_color(0)
+            };
+            plot.draw(&Rectangle::new(
+                [(b.start, y), (b.end, y + h)],
+                style::fill(color),
+            ))
+            .map_err(drawing(WHAT))?;
         }
         Ok(())
     }
@@ -282,14 +325,26 @@ fn strip_width() -> i32 {
 }
 
 /// Room the colour bar needs right of the plot: gap, strip, tick, widest label.
-fn colorbar_width<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, max: u32) -> Result<i32, ReportError> {
-    let (w, _) = frame::text_size(root, &format_number(f64::from(max), 1.0), &font(pt::TICK), WHAT)?;
+fn colorbar_width<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    max: u32,
+) -> Result<i32, ReportError> {
+    let (w, _) = frame::text_size(
+        root,
+        &format_number(f64::from(max), 1.0),
+        &font(pt::TICK),
+        WHAT,
+    )?;
     let (_, h) = frame::text_size(root, "Xg", &font(pt::AXIS_LABEL), WHAT)?;
     Ok(3 * px(pt::GAP) + strip_width() + px(pt::TICK_LEN) + w + h)
 }
 
 /// A vertical viridis strip beside `plot`, labelled 0, max/2, max and "Active warps".
-fn colorbar<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: PixelRect, max: u32) -> Result<(), ReportError> {
+fn colorbar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: PixelRect,
+    max: u32,
+) -> Result<(), ReportError> {
     let x0 = plot.right + 2 * px(pt::GAP);
     let x1 = x0 + strip_width();
     let (top, bottom) = (plot.top, plot.bottom);
@@ -298,17 +353,30 @@ fn colorbar<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: PixelRect, 
         let y_hi = bottom - (bottom - top) * (k + 1) / steps;
         let y_lo = bottom - (bottom - top) * k / steps;
         let t = (f64::from(k) + 0.5) / f64::from(steps);
-        root.draw(&Rectangle::new([(x0, y_hi), (x1, y_lo)], style::fill(style::ramp(t))))
-            .map_err(drawing(WHAT))?;
+        root.draw(&Rectangle::new(
+            [(x0, y_hi), (x1, y_lo)],
+            style::fill(style::ramp(t)),
+        ))
+        .map_err(drawing(WHAT))?;
     }
     let tick = style::stroke(style::INK, pt::AXIS);
     let f = font(pt::TICK);
     for v in [0, max / 2, max] {
         let y = bottom - ((bottom - top) as f64 * f64::from(v) / f64::from(max)).round() as i32;
-        root.draw(&PathElement::new(vec![(x1, y), (x1 + px(pt::TICK_LEN), y)], tick)).map_err(drawing(WHAT))?;
+        root.draw(&PathElement::new(
+            vec![(x1, y), (x1 + px(pt::TICK_LEN), y)],
+            tick,
+        ))
+        .map_err(drawing(WHAT))?;
         let label = format_number(f64::from(v), 1.0);
         let (_, h) = frame::text_size(root, &label, &f, WHAT)?;
-        frame::text_at(root, &label, &f, (x1 + px(pt::TICK_LEN) + px(pt::GAP) / 2, y - h / 2), WHAT)?;
+        frame::text_at(
+            root,
+            &label,
+            &f,
+            (x1 + px(pt::TICK_LEN) + px(pt::GAP) / 2, y - h / 2),
+            WHAT,
+        )?;
     }
     let title = font(pt::AXIS_LABEL)
         .color(&style::INK)
@@ -319,5 +387,6 @@ fn colorbar<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, plot: PixelRect, 
         ));
     let (lw, _) = frame::text_size(root, &format_number(f64::from(max), 1.0), &f, WHAT)?;
     let x_title = x1 + px(pt::TICK_LEN) + px(pt::GAP) + lw + px(pt::GAP);
-    root.draw_text("Active warps", &title, (x_title, (top + bottom) / 2)).map_err(drawing(WHAT))
+    root.draw_text("Active warps", &title, (x_title, (top + bottom) / 2))
+        .map_err(drawing(WHAT))
 }

@@ -7,7 +7,9 @@ use warpsim_reports::*;
 
 /// A fresh directory for one test under cargo's per-target temp dir.
 pub fn out_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reports-tests").join(test);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("reports-tests")
+        .join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create test dir");
     dir
@@ -61,7 +63,12 @@ pub fn decode_png(path: &Path) -> Image {
     assert_eq!(info.bit_depth, png::BitDepth::Eight);
     buf.truncate(info.buffer_size());
     let ppm = reader.info().pixel_dims.map(|d| d.xppu);
-    Image { width: info.width, height: info.height, rgb: buf, pixels_per_metre: ppm }
+    Image {
+        width: info.width,
+        height: info.height,
+        rgb: buf,
+        pixels_per_metre: ppm,
+    }
 }
 
 /// The parsed parts of an SVG that the tests look at.
@@ -122,11 +129,23 @@ pub fn check_common(w: &Written, column: Column, height_in: f64) -> (Image, Svg)
     assert_eq!(w.size_px, (expect_w, expect_h));
     assert_eq!(img.pixels_per_metre, Some(11811), "300 dpi pHYs");
     assert_eq!(img.pixel(0, 0), [255, 255, 255]);
-    assert_eq!(img.pixel(img.width as i32 - 1, img.height as i32 - 1), [255, 255, 255]);
+    assert_eq!(
+        img.pixel(img.width as i32 - 1, img.height as i32 - 1),
+        [255, 255, 255]
+    );
     let p = w.plot_area;
-    assert!(p.left > 0 && p.top >= 0 && p.right <= img.width as i32 && p.bottom <= img.height as i32, "{p:?}");
-    assert!((p.right - p.left) > img.width as i32 / 3, "plot too narrow: {p:?}");
-    assert!((p.bottom - p.top) > img.height as i32 / 4, "plot too short: {p:?}");
+    assert!(
+        p.left > 0 && p.top >= 0 && p.right <= img.width as i32 && p.bottom <= img.height as i32,
+        "{p:?}"
+    );
+    assert!(
+        (p.right - p.left) > img.width as i32 / 3,
+        "plot too narrow: {p:?}"
+    );
+    assert!(
+        (p.bottom - p.top) > img.height as i32 / 4,
+        "plot too short: {p:?}"
+    );
     assert!(img.count_ink(&p) > 500, "plot area is empty");
 
     let svg = parse_svg(&w.svg);
@@ -136,7 +155,11 @@ pub fn check_common(w: &Written, column: Column, height_in: f64) -> (Image, Svg)
     assert_eq!(svg.view_box, format!("0 0 {expect_w} {expect_h}"));
     assert!(!svg.font_sizes.is_empty());
     let min_px = 8.0 * 300.0 / 72.0 - 1e-6;
-    assert!(svg.font_sizes.iter().all(|s| *s >= min_px), "text below 8 pt: {:?}", svg.font_sizes);
+    assert!(
+        svg.font_sizes.iter().all(|s| *s >= min_px),
+        "text below 8 pt: {:?}",
+        svg.font_sizes
+    );
     (img, svg)
 }
 
@@ -154,6 +177,10 @@ pub fn validation_points() -> Vec<ValidationPoint> {
         ("histogram_atomics", 210_000.0, 305_000.0),
     ]
     .into_iter()
-    .map(|(w, m, s)| ValidationPoint { workload: w.into(), measured_cycles: m, simulated_cycles: s })
+    .map(|(w, m, s)| ValidationPoint {
+        workload: w.into(),
+        measured_cycles: m,
+        simulated_cycles: s,
+    })
     .collect()
 }
