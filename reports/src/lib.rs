@@ -8,6 +8,32 @@
 //! knows nothing of the simulator, of PTX, of CUDA or of how the numbers were obtained: the `sim`
 //! and `validate` crates convert their results into these structs. Every failure is a
 //! [`ReportError`] value that names the offending point; nothing here panics on user data.
+//!
+//! Every figure function takes its data as flat rows (which [`write_csv`] writes as tidy CSV
+//! unchanged), figure-specific options, a [`FigureSpec`] (title, one or two paper columns, axis
+//! labels with units, log axes) and an output stem, and writes `<stem>.png` and `<stem>.svg`:
+//!
+//! ```no_run
+//! use warpsim_reports::*;
+//!
+//! let points = vec![
+//!     ValidationPoint { workload: "vector_add".into(), measured_cycles: 9_800.0, simulated_cycles: 10_400.0 },
+//!     ValidationPoint { workload: "matmul_tiled16".into(), measured_cycles: 380_000.0, simulated_cycles: 341_000.0 },
+//! ];
+//! let spec = FigureSpec::new("", Column::Single);
+//! let fig = validation_scatter(&points, &ScatterOptions::default(), &spec, "out/validation")?;
+//! write_csv("out/validation.csv", &points)?;
+//! let section = Section {
+//!     heading: "Validation".into(),
+//!     figures: vec![FigureRef::new(&fig, "Simulated vs measured cycles.")],
+//!     tables: vec![validation_table(&points)?],
+//!     ..Section::default()
+//! };
+//! summary_page("out", "warpsim validation", &[section], &TableOptions { thousands: true })?;
+//! # Ok::<(), ReportError>(())
+//! ```
+//!
+//! `cargo run -p warpsim-reports --release --example samples -- DIR` draws one of each figure.
 
 mod axis;
 mod error;
