@@ -23,6 +23,34 @@ pub struct ValidationStats {
     pub worst_error_pct: f64,
 }
 
+/// Checks validation points for `what`: at least one, every cycle count finite and positive
+/// (both sit on log axes).
+pub(crate) fn check_points(
+    what: &'static str,
+    points: &[ValidationPoint],
+) -> Result<(), ReportError> {
+    if points.is_empty() {
+        return Err(ReportError::EmptyData { what });
+    }
+    for p in points {
+        check_value(
+            what,
+            &p.workload,
+            "measured_cycles",
+            Some(("x", true)),
+            p.measured_cycles,
+        )?;
+        check_value(
+            what,
+            &p.workload,
+            "simulated_cycles",
+            Some(("y", true)),
+            p.simulated_cycles,
+        )?;
+    }
+    Ok(())
+}
+
 /// Signed relative error of one point, in percent.
 pub fn error_pct(p: &ValidationPoint) -> f64 {
     (p.simulated_cycles - p.measured_cycles) / p.measured_cycles * 100.0
@@ -31,25 +59,7 @@ pub fn error_pct(p: &ValidationPoint) -> f64 {
 /// Computes [`ValidationStats`]; every cycle count must be finite and positive.
 pub fn validation_stats(points: &[ValidationPoint]) -> Result<ValidationStats, ReportError> {
     const WHAT: &str = "validation_stats";
-    if points.is_empty() {
-        return Err(ReportError::EmptyData { what: WHAT });
-    }
-    for p in points {
-        check_value(
-            WHAT,
-            &p.workload,
-            "measured_cycles",
-            Some(("x", true)),
-            p.measured_cycles,
-        )?;
-        check_value(
-            WHAT,
-            &p.workload,
-            "simulated_cycles",
-            Some(("y", true)),
-            p.simulated_cycles,
-        )?;
-    }
+    check_points(WHAT, points)?;
     let n = points.len();
     let mape_pct = points.iter().map(|p| error_pct(p).abs()).sum::<f64>() / n as f64;
     let worst = points

@@ -8,10 +8,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::axis::Scale;
-use crate::error::{check_value, ReportError};
+use crate::error::ReportError;
 use crate::frame::{self, drawing, Axes, Labeler, Marker, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
-use crate::stats::{validation_stats, ValidationStats};
+use crate::stats::{check_points, validation_stats, ValidationStats};
 use crate::style::{self, font, pt, FigureSpec};
 
 /// One workload's cycles, measured on hardware and simulated.
@@ -66,25 +66,7 @@ pub fn validation_scatter(
             opts.error_band
         )));
     }
-    if points.is_empty() {
-        return Err(ReportError::EmptyData { what: WHAT });
-    }
-    for p in points {
-        check_value(
-            WHAT,
-            &p.workload,
-            "measured_cycles",
-            Some(("x", true)),
-            p.measured_cycles,
-        )?;
-        check_value(
-            WHAT,
-            &p.workload,
-            "simulated_cycles",
-            Some(("y", true)),
-            p.simulated_cycles,
-        )?;
-    }
+    check_points(WHAT, points)?;
     let stats = validation_stats(points)?;
     render(
         &Scatter {
