@@ -5,6 +5,7 @@
 //! step — the timing model of SMs and the memory system. It reads no files: programs come
 //! lowered from `warpsim-isa`, launches as plain data.
 
+pub mod config;
 pub mod cta;
 pub mod exec;
 pub mod fault;

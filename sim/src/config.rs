@@ -1,0 +1,282 @@
+//! `ArchConfig`: every parameter of the modelled GPU, with its unit, in one serde struct.
+//!
+//! Presets live in `sim/presets/<name>.toml` (embedded in the binary); every number there carries
+//! its source in a comment. Overrides use the preset's own key paths (`--set l2.size_kib=51200`)
+//! and are checked: an unknown key, a value of the wrong type or a value out of range is an error
+//! naming the key path, before anything runs.
+
+use serde::{Deserialize, Serialize};
+
+/// Warp scheduling policy of a sub-partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerPolicy {
+    /// Loose round robin: the next ready warp after the last issued one.
+    Lrr,
+    /// Greedy then oldest: keep issuing the same warp until it stalls, then the oldest ready one.
+    Gto,
+    /// Two-level: a small active set scheduled round robin; warps stalled on long-latency
+    /// operations are swapped out for pending ones.
+    TwoLevel,
+}
+
+/// Coalescing rules of the load/store unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coalescing {
+    /// Compute capability 1.0/1.1: per half-warp, one transaction only when the k-th thread
+    /// accesses the k-th word of an aligned segment; otherwise one transaction per thread.
+    HalfWarpStrict,
+    /// Compute capability 1.2/1.3: per half-warp, one transaction per 32/64/128-byte segment touched,
+    /// shrunk to the smallest segment covering the used bytes.
+    HalfWarpSegments,
+    /// Fermi and later: per warp, the 128-byte lines and 32-byte sectors touched.
+    Sectors,
+}
+
+/// A functional-unit pipeline class: warp instructions it accepts per cycle (per sub-partition)
+/// and the dependent-issue latency of its results.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipe {
+    /// Lanes processed per cycle per sub-partition; a warp instruction occupies the pipe for
+    /// `32 / lanes` cycles (lanes, ≥ 1).
+    pub lanes: u32,
+    /// Cycles from issue until a dependent instruction may issue (cycles).
+    pub latency: u32,
+}
+
+/// Which generation-specific features the architecture has (instructions using missing features
+/// are rejected with the first generation that has them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Features {
+    /// Warp shuffles (`shfl`), Kepler+.
+    pub shuffle: bool,
+    /// `vote.ballot`/`__syncthreads_count` style collectives, Fermi+.
+    pub warp_vote: bool,
+    /// Global/shared atomics on 64-bit and floats (Fermi+ for float add on global).
+    pub float_atomics: bool,
+    /// Warp-level matrix instructions (`wmma`, `mma.sync`), Volta+.
+    pub tensor_cores: bool,
+    /// `ldmatrix`, Turing+.
+    pub ldmatrix: bool,
+    /// `cp.async` (Ampere asynchronous copies) and `mbarrier`, Ampere+.
+    pub cp_async: bool,
+    /// `redux.sync`, Ampere+.
+    pub redux: bool,
+    /// TMA (`cp.async.bulk*`), clusters and distributed shared memory, `wgmma`, Hopper.
+    pub tma: bool,
+    pub clusters: bool,
+    pub wgmma: bool,
+    /// Global loads cached in L1 (false: Tesla, which has no L1 for global data).
+    pub l1_caches_global: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clock {
+    /// SM (core) clock under load (MHz). Simulated cycles are SM cycles.
+    pub sm_mhz: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sm {
+    /// Streaming multiprocessors (count).
+    pub count: u32,
+    /// Graphics processing clusters the SMs are grouped in (count); clusters of CTAs are
+    /// co-scheduled within one GPC.
+    pub gpcs: u32,
+    /// Sub-partitions (processing blocks) per SM, each with its own scheduler (count).
+    pub sub_partitions: u32,
+    /// Warp instructions each sub-partition's scheduler issues per cycle (count).
+    pub issue_width: u32,
+    /// Resident warps per SM (count).
+    pub max_warps: u32,
+    /// Resident CTAs per SM (count).
+    pub max_ctas: u32,
+    /// Resident threads per SM (count).
+    pub max_threads: u32,
+    /// 32-bit registers per SM (count).
+    pub registers: u32,
+    /// Register allocation unit per warp (registers × 32 lanes are allocated in multiples of this
+    /// many registers per thread… expressed as registers per warp, e.g. 256).
+    pub reg_alloc_unit: u32,
+    /// Maximum registers per thread (count).
+    pub max_regs_per_thread: u32,
+    /// Shared memory per SM at the largest carve-out (KiB).
+    pub smem_kib: u32,
+    /// Shared memory one CTA may use (KiB).
+    pub smem_per_cta_kib: u32,
+    /// Shared-memory carve-outs the driver picks from (KiB, ascending); empty: fixed `smem_kib`.
+    pub smem_carveouts_kib: Vec<u32>,
+    /// Shared memory reserved by the system per resident CTA (bytes; 1024 on Ampere+).
+    pub smem_reserved_per_cta: u32,
+    /// Shared-memory allocation granularity (bytes).
+    pub smem_alloc_unit: u32,
+    /// Unified L1 + shared capacity (KiB); the L1 gets what the carve-out leaves.
+    pub unified_l1_kib: u32,
+    pub scheduler: SchedulerPolicy,
+    /// Active-set size of the two-level scheduler (warps per sub-partition).
+    pub two_level_active: u32,
+    /// Cycles from a CTA being assigned to an SM until its warps may issue (cycles).
+    pub cta_launch_latency: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipes {
+    pub fp32: Pipe,
+    pub int: Pipe,
+    /// Integer multiply / multiply-add (IMAD) when it is a separate or slower path.
+    pub imul: Pipe,
+    pub fp64: Pipe,
+    pub fp16: Pipe,
+    /// Special-function unit (MUFU: rcp, sqrt approximations, sin, ex2, lg2 …).
+    pub sfu: Pipe,
+    /// Conversions (`cvt`, often on the SFU/XU path).
+    pub conv: Pipe,
+    /// Moves, selects, predicates and other simple ALU work.
+    pub alu: Pipe,
+    /// Branches and other control (the branch unit).
+    pub branch: Pipe,
+    /// Warp-level shuffles, votes, reductions through the MIO.
+    pub warp: Pipe,
+    /// Load/store unit address generation (lanes = addresses per cycle).
+    pub lsu: Pipe,
+    /// Tensor core: `lanes` is unused (see `tensor`), `latency` of `mma.sync` m16n8k16.
+    pub tensor: Pipe,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tensor {
+    /// Dense FP16 multiply-accumulates per cycle per SM (count).
+    pub fp16_fma_per_cycle: u32,
+    /// `wgmma` m64nNk16 completion latency: `base + N / n_divisor` (cycles).
+    pub wgmma_base_latency: u32,
+    pub wgmma_n_divisor: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedMem {
+    /// Banks (count): 16 on Tesla, 32 since Fermi.
+    pub banks: u32,
+    /// Bank width (bytes): 4, or 8 on Kepler.
+    pub bank_bytes: u32,
+    /// Load-to-use latency without conflicts (cycles).
+    pub latency: u32,
+    /// Extra cycles per additional conflict wavefront (cycles).
+    pub wavefront_cycles: u32,
+    /// Bank conflicts are evaluated per half-warp (Tesla) instead of per warp.
+    pub half_warp: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L1 {
+    /// Line size (bytes).
+    pub line: u32,
+    /// Sector size (bytes).
+    pub sector: u32,
+    /// Associativity (ways).
+    pub assoc: u32,
+    /// Hit latency, load to use (cycles).
+    pub latency: u32,
+    /// Outstanding line misses per SM (count).
+    pub mshrs: u32,
+    /// Sectors the L1 returns per cycle (count).
+    pub sectors_per_cycle: u32,
+    /// Fixed L1 size (KiB) for generations without a unified L1/shared array (0: unified).
+    pub fixed_kib: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2 {
+    /// Capacity (KiB).
+    pub size_kib: u32,
+    /// Slices (count); addresses are hashed across them.
+    pub slices: u32,
+    pub line: u32,
+    pub sector: u32,
+    pub assoc: u32,
+    /// Load-to-use latency of an L2 hit seen by an SM, L1 miss included (cycles).
+    pub hit_latency: u32,
+    /// Extra latency when the line's home is the far partition (cycles; 0 for a monolithic L2).
+    pub far_extra_latency: u32,
+    /// Partitions the slices are split into (count; Hopper and Ampere have 2).
+    pub partitions: u32,
+    /// Sectors each slice serves per cycle (count).
+    pub sectors_per_cycle_per_slice: f64,
+    /// Outstanding misses per slice (count).
+    pub mshrs_per_slice: u32,
+    /// Atomic operations per cycle per slice (count).
+    pub atomics_per_cycle_per_slice: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dram {
+    /// Independent channels (count).
+    pub channels: u32,
+    /// Banks per channel (count).
+    pub banks: u32,
+    /// Row (page) size per bank (bytes).
+    pub row_bytes: u32,
+    /// Sustained bandwidth of the whole device (GB/s).
+    pub bandwidth_gbs: f64,
+    /// Load-to-use latency of a DRAM access with a row hit, L2 miss included (cycles).
+    pub latency: u32,
+    /// Extra cycles for a row miss (precharge + activate) (cycles).
+    pub row_miss_penalty: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Misc {
+    /// Fixed kernel launch overhead included in the reported cycles (cycles).
+    pub launch_overhead: u32,
+    /// `bar.sync` release latency after the last arrival (cycles).
+    pub barrier_latency: u32,
+    /// Atomic latency at L2 beyond a load's (cycles).
+    pub atomic_extra_latency: u32,
+    /// Shared-memory atomic latency (cycles).
+    pub smem_atomic_latency: u32,
+    /// Constant-cache hit latency (cycles).
+    pub const_latency: u32,
+    /// Remote (distributed) shared memory latency within a cluster (cycles).
+    pub dsmem_latency: u32,
+    /// `mbarrier` arrive and successful `try_wait` latencies (cycles).
+    pub mbarrier_latency: u32,
+    /// TMA issue-to-completion overhead beyond the memory traffic (cycles).
+    pub tma_latency: u32,
+    /// Cluster barrier round trip (cycles).
+    pub cluster_barrier_latency: u32,
+}
+
+/// The whole GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchConfig {
+    pub name: String,
+    pub description: String,
+    /// Architecture generation (`tesla`, `fermi`, `kepler`, `maxwell`, `pascal`, `volta`,
+    /// `turing`, `ampere`, `ada`, `hopper`).
+    pub generation: String,
+    /// Compute capability [major, minor].
+    pub compute_capability: [u32; 2],
+    pub clock: Clock,
+    pub sm: Sm,
+    pub pipes: Pipes,
+    pub tensor: Tensor,
+    pub smem: SharedMem,
+    pub l1: L1,
+    pub l2: L2,
+    pub dram: Dram,
+    pub coalescing: Coalescing,
+    pub features: Features,
+    pub misc: Misc,
+}
