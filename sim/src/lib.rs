@@ -6,6 +6,8 @@
 //! lowered from `warpsim-isa`, launches as plain data.
 
 pub mod config;
+pub mod banks;
+pub mod coalescer;
 pub mod cta;
 pub mod exec;
 pub mod fault;

@@ -1,0 +1,140 @@
+//! Shared-memory bank conflicts: how many wavefronts a warp's shared access takes.
+//!
+//! Shared memory is `banks` banks of `bank_bytes` each; one wavefront serves at most one distinct
+//! word per bank, and lanes reading the same word share it (broadcast). Accesses wider than a
+//! bank word are split into phases of lanes (8-byte accesses: two half-warps; 16-byte: four
+//! quarter-warps) so that one phase moves at most `banks × bank_bytes` bytes, as Volta-and-later
+//! hardware does. Tesla evaluates each half-warp separately. Nsight Compute's
+//! `l1tex__data_bank_conflicts_pipe_lsu_mem_shared` counts the wavefronts beyond the minimum,
+//! which is what [`Conflicts::conflicts`] returns.
+
+/// The result for one warp-wide shared access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conflicts {
+    /// Wavefronts needed.
+    pub wavefronts: u32,
+    /// Wavefronts a conflict-free access of the same shape needs.
+    pub ideal: u32,
+}
+
+impl Conflicts {
+    pub fn conflicts(&self) -> u32 {
+        self.wavefronts - self.ideal
+    }
+}
+
+/// Computes the wavefronts of an access: `addr[l]` for each lane in `mask`, `size` bytes per lane.
+pub fn wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32, half_warp: bool) -> Conflicts {
+    if mask == 0 {
+        return Conflicts { wavefronts: 0, ideal: 0 };
+    }
+    let size = size.max(1);
+    let row = (banks * bank_bytes) as u64;
+    // Lanes per phase so that a phase moves at most one row of banks.
+    let per_phase: u32 = if half_warp {
+        16
+    } else if size as u64 * 32 <= row {
+        32
+    } else {
+        (row / size as u64).max(1) as u32
+    };
+    let mut total = 0;
+    let mut ideal = 0;
+    let mut lane0 = 0;
+    while lane0 < 32 {
+        let pmask = mask & phase_mask(lane0, per_phase);
+        lane0 += per_phase;
+        if pmask == 0 {
+            continue;
+        }
+        ideal += 1;
+        total += phase_wavefronts(addr, pmask, size, banks, bank_bytes);
+    }
+    Conflicts { wavefronts: total, ideal }
+}
+
+fn phase_mask(first: u32, n: u32) -> u32 {
+    let m = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    m << first
+}
+
+/// Max over banks of the distinct words the phase touches in that bank.
+fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
+    // (bank, word) pairs; at most 32 lanes × 4 words each.
+    let mut words: [(u32, u64); 128] = [(0, 0); 128];
+    let mut n = 0;
+    let per_lane = size.div_ceil(bank_bytes).max(1);
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        for k in 0..per_lane.min(4) {
+            let word = addr[l] / bank_bytes as u64 + k as u64;
+            let bank = (word % banks as u64) as u32;
+            if !words[..n].iter().any(|&(b, w)| b == bank && w == word) && n < words.len() {
+                words[n] = (bank, word);
+                n += 1;
+            }
+        }
+    }
+    let mut per_bank = [0u32; 64];
+    for &(b, _) in &words[..n] {
+        per_bank[(b as usize) % 64] += 1;
+    }
+    per_bank.iter().copied().max().unwrap_or(0).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strided(stride_words: u64, size: u64) -> [u64; 32] {
+        std::array::from_fn(|l| l as u64 * stride_words * size)
+    }
+
+    #[test]
+    fn stride_conflicts_match_the_textbook() {
+        // 4-byte accesses with a stride of s words: gcd(s, 32)-way conflicts.
+        for (s, way) in [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (3, 1), (33, 1)] {
+            let c = wavefronts(&strided(s, 4), u32::MAX, 4, 32, 4, false);
+            assert_eq!(c.wavefronts, way, "stride {s}");
+            assert_eq!(c.conflicts(), way - 1);
+        }
+    }
+
+    #[test]
+    fn broadcast_is_free() {
+        let same = [0u64; 32];
+        assert_eq!(wavefronts(&same, u32::MAX, 4, 32, 4, false).wavefronts, 1);
+        // Two distinct words in one bank: 2-way.
+        let two: [u64; 32] = std::array::from_fn(|l| if l < 16 { 0 } else { 128 });
+        assert_eq!(wavefronts(&two, u32::MAX, 4, 32, 4, false).wavefronts, 2);
+    }
+
+    #[test]
+    fn wide_accesses_take_phases() {
+        // 8-byte unit stride: two half-warp phases, conflict-free.
+        let c = wavefronts(&strided(1, 8), u32::MAX, 8, 32, 4, false);
+        assert_eq!((c.wavefronts, c.ideal), (2, 2));
+        // 16-byte unit stride: four quarter-warp phases.
+        let c = wavefronts(&strided(1, 16), u32::MAX, 16, 32, 4, false);
+        assert_eq!((c.wavefronts, c.ideal), (4, 4));
+    }
+
+    #[test]
+    fn tesla_half_warps_with_16_banks() {
+        // Stride 1 over 16 banks: each half-warp is conflict-free.
+        let c = wavefronts(&strided(1, 4), u32::MAX, 4, 16, 4, true);
+        assert_eq!((c.wavefronts, c.ideal), (2, 2));
+        // Stride 16: all 16 lanes of a half-warp in one bank.
+        let c = wavefronts(&strided(16, 4), u32::MAX, 4, 16, 4, true);
+        assert_eq!(c.wavefronts, 32);
+    }
+
+    #[test]
+    fn kepler_eight_byte_banks() {
+        // 8-byte banks: 8-byte unit stride is conflict-free in one wavefront.
+        let c = wavefronts(&strided(1, 8), u32::MAX, 8, 32, 8, false);
+        assert_eq!(c.wavefronts, 1);
+    }
+}
