@@ -15,7 +15,7 @@ use warpsim_isa::types::{SReg, Ty};
 use crate::cta::{Arrival, CtaShared};
 use crate::fault::{Fault, FaultKind};
 use crate::kernel::Kernel;
-use crate::memory::{self, window_of, AccessError, DeviceMemory, Window, CLUSTER_RANK_SHIFT};
+use crate::memory::{self, window_of, DeviceMemory, Window, CLUSTER_RANK_SHIFT};
 use crate::warp::{CallFrame, SimtEntry, Warp};
 
 /// The memory space an access resolved to (for the timing model's routing).
@@ -50,6 +50,68 @@ impl Default for MemTrace {
     }
 }
 
+/// An atomic read-modify-write on global memory, as handed to a [`GlobalMem`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlobalAtomic {
+    pub addr: u64,
+    pub op: AtomOp,
+    pub ty: Ty,
+    pub b: u64,
+    pub c: u64,
+    pub noftz: bool,
+    /// Lane and destination register (None for `red`) of a deferred result.
+    pub lane: u8,
+    pub dst: Option<u32>,
+}
+
+impl GlobalAtomic {
+    /// Performs the operation on memory, returning the old value.
+    pub fn perform(&self, mem: &mut DeviceMemory) -> Result<u64, Unsupported> {
+        let n = self.ty.bytes() as usize;
+        let old = mem.read_uint(self.addr, n);
+        let new = eval::atom(self.op, self.ty, old, self.b, self.c, self.noftz)?;
+        mem.write_uint(self.addr, n, new);
+        Ok(old)
+    }
+}
+
+/// Global memory as one warp instruction sees it. The functional runner hands out the device
+/// memory itself; the timing engine hands out an SM's view, which buffers writes and defers
+/// atomics to the end of its time window so SMs can run in parallel deterministically.
+pub trait GlobalMem {
+    /// `Err` carries a description of the nearest allocation.
+    fn check(&self, addr: u64, len: u64) -> Result<(), String>;
+    fn read(&self, addr: u64, buf: &mut [u8]);
+    fn write(&mut self, addr: u64, data: &[u8]);
+    /// Performs the atomic now (`Some(old)`) or defers it (`None`; its destination register is
+    /// written when it is performed).
+    fn atomic(&mut self, a: GlobalAtomic) -> Result<Option<u64>, Unsupported>;
+}
+
+/// Describes where an out-of-bounds address lies relative to the allocations.
+pub fn nearest_allocation(mem: &DeviceMemory, addr: u64) -> String {
+    mem.allocations()
+        .iter()
+        .min_by_key(|a| if addr < a.base { a.base - addr } else { addr.saturating_sub(a.base + a.size) })
+        .map(|a| format!("nearest allocation `{}` is [{:#x}, {:#x})", a.name, a.base, a.base + a.size))
+        .unwrap_or_else(|| "no allocations".to_string())
+}
+
+impl GlobalMem for DeviceMemory {
+    fn check(&self, addr: u64, len: u64) -> Result<(), String> {
+        DeviceMemory::check(self, addr, len, 1).map_err(|_| nearest_allocation(self, addr))
+    }
+    fn read(&self, addr: u64, buf: &mut [u8]) {
+        DeviceMemory::read(self, addr, buf)
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) {
+        DeviceMemory::write(self, addr, data)
+    }
+    fn atomic(&mut self, a: GlobalAtomic) -> Result<Option<u64>, Unsupported> {
+        a.perform(self).map(Some)
+    }
+}
+
 /// What the scheduler must do after a step.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -65,7 +127,7 @@ pub enum Step {
 /// Everything an instruction may touch besides its warp.
 pub struct Env<'a> {
     pub k: &'a Kernel,
-    pub gmem: &'a mut DeviceMemory,
+    pub gmem: &'a mut dyn GlobalMem,
     /// The CTAs of the executing CTA's cluster, by rank (a single CTA without clusters).
     pub ctas: &'a mut [CtaShared],
     /// Index of the executing CTA in `ctas`.
@@ -252,18 +314,9 @@ impl Ctx<'_, '_> {
         match space {
             Space::Global | Space::Const => {
                 let g = &mut *self.env.gmem;
-                match g.check(addr, n, 1) {
-                    Ok(()) => {}
-                    Err(AccessError::OutOfBounds) | Err(AccessError::Misaligned) => {
-                        let near = g
-                            .allocations()
-                            .iter()
-                            .min_by_key(|a| if addr < a.base { a.base - addr } else { addr.saturating_sub(a.base + a.size) })
-                            .map(|a| format!("nearest allocation `{}` is [{:#x}, {:#x})", a.name, a.base, a.base + a.size))
-                            .unwrap_or_default();
-                        let what = if space == Space::Const { "constant" } else { "global" };
-                        return Err(self.fault(w, lane, oob(what, near)));
-                    }
+                if let Err(near) = g.check(addr, n) {
+                    let what = if space == Space::Const { "constant" } else { "global" };
+                    return Err(self.fault(w, lane, oob(what, near)));
                 }
                 if write {
                     if space == Space::Const {
@@ -580,6 +633,11 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
     let is_red = matches!(inst.op, Op::Red(_));
     let (addr_op, first_src) = if is_red { (0, 1) } else { (1, 2) };
     let space = inst.m.space();
+    let noftz = inst.m.has(flag::NOFTZ);
+    let dst = match inst.ops.first() {
+        Some(Opnd::Reg(r)) if !is_red => Some(*r),
+        _ => None,
+    };
     let mut tspace = TraceSpace::None;
     // Lanes are serialized in lane order (the hardware order is unspecified; this one is fixed).
     for l in lanes(exec) {
@@ -587,12 +645,30 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
         c.env.trace.addr[l] = addr;
         let b = inst.ops.get(first_src).map_or(0, |o| c.read(w, o, l));
         let cval = inst.ops.get(first_src + 1).map_or(0, |o| c.read(w, o, l));
-        let mut buf = [0u8; 8];
-        c.access(w, sp, addr, &mut buf[..n], false, l)?;
-        let old = u64::from_le_bytes(buf);
-        let new = eval::atom(a, ty, old, b, cval, inst.m.has(flag::NOFTZ)).map_err(|e| c.unsupported(w, l, e))?;
-        tspace = c.access(w, sp, addr, &mut new.to_le_bytes()[..n], true, l)?;
-        if !is_red {
+        let global = match sp {
+            Space::Global => true,
+            Space::Generic => window_of(addr) == Window::Global,
+            _ => false,
+        };
+        let old = if global {
+            if addr % n as u64 != 0 {
+                return Err(c.fault(w, l, FaultKind::Misaligned { space: "global", addr, size: n as u32 }));
+            }
+            if let Err(near) = c.env.gmem.check(addr, n as u64) {
+                return Err(c.fault(w, l, FaultKind::OutOfBounds { space: "global", write: true, addr, size: n as u32, detail: near }));
+            }
+            tspace = TraceSpace::Global;
+            let op = GlobalAtomic { addr, op: a, ty, b, c: cval, noftz, lane: l as u8, dst };
+            c.env.gmem.atomic(op).map_err(|e| c.unsupported(w, l, e))?
+        } else {
+            let mut buf = [0u8; 8];
+            c.access(w, sp, addr, &mut buf[..n], false, l)?;
+            let old = u64::from_le_bytes(buf);
+            let new = eval::atom(a, ty, old, b, cval, noftz).map_err(|e| c.unsupported(w, l, e))?;
+            tspace = c.access(w, sp, addr, &mut new.to_le_bytes()[..n], true, l)?;
+            Some(old)
+        };
+        if let (Some(old), false) = (old, is_red) {
             let old = if ty.is_signed() { ty.extend(old) } else { old };
             c.write_dst(w, &inst.ops[0], l, old, 0);
         }

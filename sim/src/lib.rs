@@ -8,7 +8,10 @@
 pub mod config;
 pub mod banks;
 pub mod coalescer;
+pub mod cache;
 pub mod cta;
+pub mod dram;
+pub mod l2;
 pub mod exec;
 pub mod fault;
 pub mod kernel;

@@ -1,0 +1,158 @@
+//! A sectored, set-associative cache with LRU replacement: the tag store of both the L1 and the
+//! L2 slices.
+//!
+//! Lines hold a valid-sector mask, a dirty-sector mask and the cycle their pending fill
+//! completes. A lookup that finds a line still being filled is a hit on an outstanding miss
+//! (what an MSHR merge does in hardware): the caller completes it no earlier than the fill.
+
+/// One line's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Line {
+    tag: u64,
+    valid: u8,
+    dirty: u8,
+    /// Cycle at which the line's requested sectors arrive (0 once filled).
+    ready: u64,
+    lru: u64,
+}
+
+const INVALID: u64 = u64::MAX;
+
+/// What a lookup found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lookup {
+    /// Sectors present (or pending).
+    pub hit: u8,
+    /// Sectors that must be fetched.
+    pub miss: u8,
+    /// When the present sectors are usable (0: now).
+    pub ready: u64,
+    /// A dirty line evicted to make room: (line address, dirty sectors).
+    pub evicted: Option<(u64, u8)>,
+}
+
+pub struct SectorCache {
+    sets: u64,
+    assoc: usize,
+    line: u64,
+    lines: Vec<Line>,
+    tick: u64,
+}
+
+impl SectorCache {
+    /// A cache of `bytes` capacity with `line`-byte lines and `assoc` ways (at least one set).
+    pub fn new(bytes: u64, line: u32, assoc: u32) -> SectorCache {
+        let assoc = assoc.max(1) as usize;
+        let sets = (bytes / line.max(1) as u64 / assoc as u64).max(1);
+        SectorCache {
+            sets,
+            assoc,
+            line: line.max(1) as u64,
+            lines: vec![Line { tag: INVALID, valid: 0, dirty: 0, ready: 0, lru: 0 }; sets as usize * assoc],
+            tick: 0,
+        }
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.sets * self.assoc as u64 * self.line
+    }
+
+    fn set_of(&self, line_addr: u64) -> usize {
+        let l = line_addr / self.line;
+        // Fold upper bits in so power-of-two strides do not all map to one set.
+        ((l ^ (l / self.sets) ^ (l / self.sets / self.sets)) % self.sets) as usize
+    }
+
+    /// Looks up `sectors` of the line at `line_addr` at time `now`. With `allocate`, missing
+    /// sectors are installed with their fill completing at `fill_ready` (set later with
+    /// [`SectorCache::set_ready`] when unknown); `write` marks the sectors dirty.
+    pub fn access(&mut self, line_addr: u64, sectors: u8, write: bool, allocate: bool, fill_ready: u64) -> Lookup {
+        self.tick += 1;
+        let set = self.set_of(line_addr);
+        let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
+        if let Some(l) = ways.iter_mut().find(|l| l.tag == line_addr) {
+            l.lru = self.tick;
+            let hit = l.valid & sectors;
+            let miss = sectors & !l.valid;
+            let ready = if hit != 0 { l.ready } else { 0 };
+            if allocate && miss != 0 {
+                l.valid |= miss;
+                l.ready = l.ready.max(fill_ready);
+            }
+            if write {
+                l.dirty |= sectors;
+                l.valid |= sectors;
+            }
+            return Lookup { hit, miss, ready, evicted: None };
+        }
+        if !allocate {
+            return Lookup { hit: 0, miss: sectors, ready: 0, evicted: None };
+        }
+        // Victim: an invalid way, else the least recently used.
+        let victim = ways.iter_mut().min_by_key(|l| if l.tag == INVALID { 0 } else { l.lru + 1 }).expect("assoc ≥ 1");
+        let evicted = (victim.tag != INVALID && victim.dirty != 0).then_some((victim.tag, victim.dirty));
+        *victim = Line { tag: line_addr, valid: sectors, dirty: if write { sectors } else { 0 }, ready: fill_ready, lru: self.tick };
+        Lookup { hit: 0, miss: sectors, ready: 0, evicted }
+    }
+
+    /// Sets the fill-completion time of a line's pending sectors.
+    pub fn set_ready(&mut self, line_addr: u64, ready: u64) {
+        let set = self.set_of(line_addr);
+        if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
+            l.ready = l.ready.max(ready);
+        }
+    }
+
+    /// Drops a line (write-evict policies, invalidations).
+    pub fn invalidate(&mut self, line_addr: u64) {
+        let set = self.set_of(line_addr);
+        if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
+            l.tag = INVALID;
+            l.valid = 0;
+            l.dirty = 0;
+        }
+    }
+
+    /// Whether the line holds all of `sectors`.
+    pub fn contains(&self, line_addr: u64, sectors: u8) -> bool {
+        let set = self.set_of(line_addr);
+        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().any(|l| l.tag == line_addr && l.valid & sectors == sectors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_misses_and_sectors() {
+        let mut c = SectorCache::new(4096, 128, 4);
+        let r = c.access(0x1000, 0b0011, false, true, 100);
+        assert_eq!((r.hit, r.miss), (0, 0b0011));
+        let r = c.access(0x1000, 0b0111, false, true, 200);
+        assert_eq!((r.hit, r.miss, r.ready), (0b0011, 0b0100, 100));
+        assert!(c.contains(0x1000, 0b0111));
+        assert!(!c.contains(0x1000, 0b1000));
+    }
+
+    #[test]
+    fn lru_evicts_the_oldest_and_reports_dirty_data() {
+        // One set of two ways.
+        let mut c = SectorCache::new(256, 128, 2);
+        c.access(0, 1, true, true, 0);
+        c.access(128, 1, false, true, 0);
+        c.access(0, 1, false, true, 0); // touch line 0: line 128 is now LRU
+        let r = c.access(256, 1, false, true, 0);
+        assert_eq!(r.evicted, None);
+        assert!(!c.contains(128, 1));
+        let r = c.access(384, 1, false, true, 0);
+        assert_eq!(r.evicted, Some((0, 1)));
+    }
+
+    #[test]
+    fn no_allocate_leaves_the_cache_alone() {
+        let mut c = SectorCache::new(4096, 128, 4);
+        c.access(0x80, 0xF, true, false, 0);
+        assert!(!c.contains(0x80, 1));
+    }
+}

@@ -1,0 +1,195 @@
+//! The L2 cache and everything behind it: crossbar, slices, partitions, DRAM.
+//!
+//! Lines are homed on one slice by an address hash. Each slice is a queue with a sector
+//! throughput in front of a sectored tag store (write-back, write-allocate). With two partitions
+//! (Ampere, Hopper), a read from an SM first looks in its own partition, where lines homed in the
+//! other partition are replicated on use: a footprint under half the L2 hits "near", up to the
+//! whole L2 hits "far" (extra latency), beyond it goes to DRAM — the three plateaus pointer-chase
+//! measurements show. Requests arrive here in cycle order (the engine sorts them) and get their
+//! completion cycle back.
+
+use crate::cache::SectorCache;
+use crate::config::ArchConfig;
+use crate::dram::{hash_line, Dram};
+
+/// A request from an SM's L1 to the memory system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemReq {
+    /// Cycle the request leaves the SM.
+    pub t: u64,
+    pub sm: u32,
+    pub line: u64,
+    pub sectors: u8,
+    pub kind: ReqKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReqKind {
+    Read,
+    Write,
+    Atomic,
+}
+
+/// L2 counters (Nsight Compute `lts__` names in `counters.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct L2Stats {
+    pub sectors_read: u64,
+    pub sectors_write: u64,
+    pub sectors_atom: u64,
+    pub sector_hits: u64,
+    pub sector_misses: u64,
+}
+
+struct Slice {
+    tags: SectorCache,
+    free: f64,
+}
+
+pub struct MemSys {
+    slices: Vec<Slice>,
+    partitions: u32,
+    per_partition: u32,
+    sectors_per_cycle: f64,
+    atomics_per_cycle: f64,
+    hit_latency: u64,
+    far_extra: u64,
+    atomic_extra: u64,
+    sector: u64,
+    /// Without an L2 (Tesla) every request goes straight to DRAM.
+    has_l2: bool,
+    pub dram: Dram,
+    pub stats: L2Stats,
+}
+
+impl MemSys {
+    pub fn new(cfg: &ArchConfig) -> MemSys {
+        let l2 = &cfg.l2;
+        let partitions = l2.partitions.max(1);
+        let slices = l2.slices.max(partitions).div_ceil(partitions) * partitions;
+        let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
+        MemSys {
+            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, l2.line, l2.assoc), free: 0.0 }).collect(),
+            partitions,
+            per_partition: slices / partitions,
+            sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
+            atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
+            hit_latency: l2.hit_latency as u64,
+            far_extra: l2.far_extra_latency as u64,
+            atomic_extra: cfg.misc.atomic_extra_latency as u64,
+            sector: l2.sector.max(1) as u64,
+            has_l2: l2.size_kib > 0,
+            dram: Dram::new(&cfg.dram, cfg.clock.sm_mhz),
+            stats: L2Stats::default(),
+        }
+    }
+
+    fn home(&self, line: u64) -> (u32, u32) {
+        let h = hash_line(line).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17;
+        ((h % self.partitions as u64) as u32, ((h / self.partitions as u64) % self.per_partition as u64) as u32)
+    }
+
+    fn slice_index(&self, partition: u32, idx: u32) -> usize {
+        (partition * self.per_partition + idx) as usize
+    }
+
+    /// Waits for the slice and occupies it; returns the cycle service starts.
+    fn queue(&mut self, s: usize, t: u64, sectors: u32, atomic: bool) -> u64 {
+        let rate = if atomic { self.atomics_per_cycle } else { self.sectors_per_cycle };
+        let sl = &mut self.slices[s];
+        let start = sl.free.max(t as f64);
+        sl.free = start + sectors as f64 / rate;
+        start.ceil() as u64
+    }
+
+    /// Fills missing sectors from DRAM; returns when they are back at the SM.
+    fn fill(&mut self, t: u64, line: u64, miss: u8) -> u64 {
+        self.stats.sector_misses += miss.count_ones() as u64;
+        self.dram.access(t, line, miss.count_ones() * self.sector as u32, false)
+    }
+
+    fn writeback(&mut self, t: u64, evicted: Option<(u64, u8)>) {
+        if let Some((line, dirty)) = evicted {
+            self.dram.access(t, line, dirty.count_ones() * self.sector as u32, true);
+        }
+    }
+
+    /// Services one request; returns the cycle its data (or acknowledgement) is back at the SM.
+    pub fn access(&mut self, r: &MemReq) -> u64 {
+        let n = r.sectors.count_ones();
+        match r.kind {
+            ReqKind::Read => self.stats.sectors_read += n as u64,
+            ReqKind::Write => self.stats.sectors_write += n as u64,
+            ReqKind::Atomic => self.stats.sectors_atom += n as u64,
+        }
+        if !self.has_l2 {
+            return self.dram.access(r.t, r.line, n * self.sector as u32, r.kind == ReqKind::Write);
+        }
+        let (home_p, idx) = self.home(r.line);
+        let home = self.slice_index(home_p, idx);
+        let near_p = r.sm % self.partitions;
+        match r.kind {
+            ReqKind::Write | ReqKind::Atomic => {
+                // Writes and atomics are performed at the line's home (the point of coherence);
+                // a replica in the SM's partition is dropped.
+                if near_p != home_p {
+                    let near = self.slice_index(near_p, idx);
+                    self.slices[near].tags.invalidate(r.line);
+                }
+                let atomic = r.kind == ReqKind::Atomic;
+                let start = self.queue(home, r.t, n, atomic);
+                let far = if near_p != home_p { self.far_extra } else { 0 };
+                if atomic {
+                    let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
+                    self.writeback(start, look.evicted);
+                    self.stats.sector_hits += look.hit.count_ones() as u64;
+                    let data = if look.miss != 0 {
+                        let done = self.fill(start, r.line, look.miss);
+                        self.slices[home].tags.set_ready(r.line, done);
+                        done
+                    } else {
+                        start.max(look.ready)
+                    };
+                    data.max(start + self.hit_latency) + far + self.atomic_extra
+                } else {
+                    let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
+                    self.writeback(start, look.evicted);
+                    self.stats.sector_hits += n as u64;
+                    start + far + self.hit_latency / 2
+                }
+            }
+            ReqKind::Read => {
+                if near_p != home_p {
+                    let near = self.slice_index(near_p, idx);
+                    let start = self.queue(near, r.t, n, false);
+                    if self.slices[near].tags.contains(r.line, r.sectors) {
+                        let look = self.slices[near].tags.access(r.line, r.sectors, false, false, 0);
+                        self.stats.sector_hits += n as u64;
+                        return (start + self.hit_latency).max(look.ready);
+                    }
+                    // Fetch from the home partition and keep a replica near.
+                    let hs = self.queue(home, start, n, false);
+                    let done = self.read_home(home, hs, r.line, r.sectors) + self.far_extra;
+                    let look = self.slices[near].tags.access(r.line, r.sectors, false, true, done);
+                    self.writeback(start, look.evicted);
+                    return done;
+                }
+                let start = self.queue(home, r.t, n, false);
+                self.read_home(home, start, r.line, r.sectors)
+            }
+        }
+    }
+
+    /// A read at the home slice that already started service at `start`.
+    fn read_home(&mut self, home: usize, start: u64, line: u64, sectors: u8) -> u64 {
+        let look = self.slices[home].tags.access(line, sectors, false, true, 0);
+        self.writeback(start, look.evicted);
+        self.stats.sector_hits += look.hit.count_ones() as u64;
+        let hit_done = (start + self.hit_latency).max(look.ready);
+        if look.miss == 0 {
+            return hit_done;
+        }
+        let done = self.fill(start, line, look.miss).max(hit_done);
+        self.slices[home].tags.set_ready(line, done);
+        done
+    }
+}
