@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod cfg;
+pub mod costs;
 pub mod decode;
 pub mod error;
 pub mod eval;

@@ -113,6 +113,12 @@ impl SectorCache {
         }
     }
 
+    /// The pending-fill time of a present line.
+    pub fn ready_of(&self, line_addr: u64) -> Option<u64> {
+        let set = self.set_of(line_addr);
+        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().find(|l| l.tag == line_addr).map(|l| l.ready)
+    }
+
     /// Whether the line holds all of `sectors`.
     pub fn contains(&self, line_addr: u64, sectors: u8) -> bool {
         let set = self.set_of(line_addr);

@@ -113,6 +113,19 @@ impl MemSys {
         }
     }
 
+    /// When data another request is already fetching (an L1 MSHR merge) is back at the SM: no
+    /// traffic, no queueing, no counting.
+    pub fn probe(&self, r: &MemReq) -> u64 {
+        if !self.has_l2 {
+            return r.t + self.dram.min_latency();
+        }
+        let (home_p, idx) = self.home(r.line);
+        let near_p = r.sm % self.partitions;
+        let s = self.slice_index(if self.slices[self.slice_index(near_p, idx)].tags.contains(r.line, r.sectors) { near_p } else { home_p }, idx);
+        let ready = self.slices[s].tags.ready_of(r.line).unwrap_or(0);
+        (r.t + self.hit_latency).max(ready)
+    }
+
     /// Services one request; returns the cycle its data (or acknowledgement) is back at the SM.
     pub fn access(&mut self, r: &MemReq) -> u64 {
         let n = r.sectors.count_ones();

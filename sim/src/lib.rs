@@ -24,3 +24,7 @@ pub use memory::DeviceMemory;
 pub mod functional;
 pub mod gpu;
 pub use gpu::Gpu;
+pub mod engine;
+pub mod occupancy;
+pub mod overlay;
+pub mod sm;

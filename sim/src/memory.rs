@@ -68,7 +68,7 @@ impl Hasher for PageHasher {
     }
 }
 
-type PageMap = HashMap<u64, Box<[u8; PAGE as usize]>, BuildHasherDefault<PageHasher>>;
+pub type PageMap = HashMap<u64, Box<[u8; PAGE as usize]>, BuildHasherDefault<PageHasher>>;
 
 /// One allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]

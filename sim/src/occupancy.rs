@@ -1,0 +1,71 @@
+//! CTA admission: how many CTAs of a launch fit on one SM, and what limits them.
+//!
+//! All-or-nothing per CTA on threads, warps, CTA slots, registers (allocated per warp in units of
+//! `reg_alloc_unit`) and shared memory (static + dynamic, rounded to the allocation unit, plus
+//! the per-CTA system reservation). The shared-memory carve-out is the smallest configured one
+//! that does not reduce occupancy below what the other limits allow — what the driver picks by
+//! default — and the L1 gets the rest of the unified array.
+
+use crate::config::ArchConfig;
+use crate::sm::CtaRes;
+
+/// Occupancy of a launch on one SM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Occupancy {
+    pub ctas_per_sm: u32,
+    /// The binding limit: `threads`, `warps`, `ctas`, `registers` or `shared memory`.
+    pub limiter: &'static str,
+    pub res: CtaRes,
+    /// Shared-memory carve-out chosen (KiB) and the L1 capacity it leaves (bytes).
+    pub carveout_kib: u32,
+    pub l1_bytes: u64,
+}
+
+/// Computes the occupancy, or explains why a CTA cannot fit at all.
+pub fn occupancy(cfg: &ArchConfig, threads: u32, regs_per_thread: u32, smem_bytes: u32) -> Result<Occupancy, String> {
+    let sm = &cfg.sm;
+    let warps = threads.div_ceil(32);
+    if threads > sm.max_threads.min(1024) {
+        return Err(format!("{threads} threads per block exceed the {} threads an SM of {} holds", sm.max_threads.min(1024), cfg.name));
+    }
+    if regs_per_thread > sm.max_regs_per_thread {
+        return Err(format!("{regs_per_thread} registers per thread exceed the {} allowed on {}", sm.max_regs_per_thread, cfg.name));
+    }
+    let unit = sm.reg_alloc_unit.max(1);
+    let regs_per_warp = (regs_per_thread.max(1) * 32).div_ceil(unit) * unit;
+    let regs = regs_per_warp * warps;
+    let smem_unit = sm.smem_alloc_unit.max(1);
+    let smem = if smem_bytes == 0 { 0 } else { smem_bytes.div_ceil(smem_unit) * smem_unit } + sm.smem_reserved_per_cta;
+    if smem_bytes > sm.smem_per_cta_kib * 1024 {
+        return Err(format!("{smem_bytes} bytes of shared memory per block exceed the {} KiB a block may use on {}", sm.smem_per_cta_kib, cfg.name));
+    }
+    if regs > sm.registers {
+        return Err(format!("{regs} registers per block exceed the {} an SM of {} has", sm.registers, cfg.name));
+    }
+    let mut limits = vec![
+        (sm.max_ctas, "ctas"),
+        (sm.max_threads / threads.max(1), "threads"),
+        (sm.max_warps / warps.max(1), "warps"),
+        (sm.registers / regs.max(1), "registers"),
+    ];
+    let others = limits.iter().map(|l| l.0).min().unwrap_or(1);
+    // Carve-out: the smallest option holding `others` CTAs' shared memory, else the largest.
+    let options: Vec<u32> = if sm.smem_carveouts_kib.is_empty() { vec![sm.smem_kib] } else { sm.smem_carveouts_kib.clone() };
+    let need = smem as u64 * others as u64;
+    let carve = options.iter().copied().find(|&c| c as u64 * 1024 >= need).unwrap_or_else(|| options.iter().copied().max().unwrap_or(sm.smem_kib));
+    if smem > 0 {
+        limits.push(((carve as u64 * 1024 / smem as u64) as u32, "shared memory"));
+    }
+    let (ctas, limiter) = limits.iter().copied().min_by_key(|l| l.0).unwrap_or((1, "ctas"));
+    if ctas == 0 {
+        return Err(format!("a block needs {smem} bytes of shared memory; the largest carve-out on {} is {carve} KiB", cfg.name));
+    }
+    let l1_kib = if cfg.l1.fixed_kib > 0 { cfg.l1.fixed_kib } else { sm.unified_l1_kib.saturating_sub(carve) };
+    Ok(Occupancy {
+        ctas_per_sm: ctas,
+        limiter,
+        res: CtaRes { threads, warps, regs, smem },
+        carveout_kib: carve,
+        l1_bytes: l1_kib as u64 * 1024,
+    })
+}

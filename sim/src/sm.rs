@@ -1,0 +1,829 @@
+//! One streaming multiprocessor in time: resident CTAs and warps, sub-partition schedulers, the
+//! scoreboard, functional-unit pipes, shared memory banks, the L1 and the path to L2.
+//!
+//! Each cycle every sub-partition's scheduler picks an eligible warp (operands ready by the
+//! scoreboard, pipe free, not blocked at a barrier) by its policy and issues it: the instruction
+//! executes functionally right then (`exec::step`), and its timing follows from its class —
+//! fixed pipe latency, shared-memory wavefronts, L1 hit latency, or an outstanding request to L2
+//! whose completion arrives when the engine merges the window. When nothing can issue, the clock
+//! skips to the next event. Stall cycles are attributed per warp to Nsight Compute's warp states.
+
+use std::sync::Arc;
+
+use warpsim_isa::inst::{Class, Op};
+use warpsim_isa::types::CacheOp;
+use warpsim_isa::program::Program;
+
+use crate::banks;
+use crate::cache::SectorCache;
+use crate::coalescer::{coalesce, Txn};
+use crate::config::{ArchConfig, Pipe, SchedulerPolicy};
+use crate::cta::{Arrival, CtaShared, Release};
+use crate::exec::{self, Env, MemTrace, Step, TraceSpace};
+use crate::fault::{Fault, FaultKind};
+use crate::kernel::Kernel;
+use crate::l2::{MemReq, ReqKind};
+use crate::memory::{DeviceMemory, LOCAL_WINDOW};
+use crate::overlay::{Log, View};
+use crate::warp::{Warp, WarpState};
+
+/// Register ready time meaning "waiting for a memory response".
+pub const PENDING: u64 = u64::MAX;
+
+/// What a warp waits on (for stall attribution).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dep {
+    #[default]
+    None,
+    /// A fixed-latency ALU result.
+    Fixed,
+    /// Shared memory, SFU, warp collectives (the MIO path).
+    Short,
+    /// Global/local memory through L1TEX.
+    Long,
+    Barrier,
+    /// The CTA was just launched.
+    Launch,
+}
+
+/// Stall reasons reported, named as Nsight Compute's warp states.
+pub const STALL_NAMES: [&str; 8] =
+    ["selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard", "barrier", "math_pipe_throttle", "misc"];
+
+fn stall_index(d: Dep) -> usize {
+    match d {
+        Dep::Fixed => 2,
+        Dep::Short => 3,
+        Dep::Long => 4,
+        Dep::Barrier => 5,
+        Dep::None | Dep::Launch => 7,
+    }
+}
+
+/// Functional-unit pipes, indices into `SubPart::pipe_free`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Fp32,
+    Int,
+    Imul,
+    Fp64,
+    Fp16,
+    Sfu,
+    Conv,
+    Alu,
+    Branch,
+    Warp,
+    Lsu,
+    Tensor,
+}
+const NUNITS: usize = 12;
+
+fn unit_of(c: Class) -> Unit {
+    match c {
+        Class::IntArith | Class::Logic => Unit::Int,
+        Class::IntMul | Class::IntDiv => Unit::Imul,
+        Class::Fp32 => Unit::Fp32,
+        Class::Fp64 => Unit::Fp64,
+        Class::Fp16 => Unit::Fp16,
+        Class::Sfu => Unit::Sfu,
+        Class::Conv => Unit::Conv,
+        Class::Move | Class::ConstParam | Class::Misc | Class::Barrier => Unit::Alu,
+        Class::Control => Unit::Branch,
+        Class::Warp => Unit::Warp,
+        Class::LoadGlobal | Class::StoreGlobal | Class::LoadShared | Class::StoreShared | Class::LocalMem | Class::Atomic | Class::Async => {
+            Unit::Lsu
+        }
+        Class::Tensor => Unit::Tensor,
+    }
+}
+
+fn pipe<'c>(cfg: &'c ArchConfig, u: Unit) -> &'c Pipe {
+    let p = &cfg.pipes;
+    match u {
+        Unit::Fp32 => &p.fp32,
+        Unit::Int => &p.int,
+        Unit::Imul => &p.imul,
+        Unit::Fp64 => &p.fp64,
+        Unit::Fp16 => &p.fp16,
+        Unit::Sfu => &p.sfu,
+        Unit::Conv => &p.conv,
+        Unit::Alu => &p.alu,
+        Unit::Branch => &p.branch,
+        Unit::Warp => &p.warp,
+        Unit::Lsu => &p.lsu,
+        Unit::Tensor => &p.tensor,
+    }
+}
+
+/// Per-SM event counters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SmStats {
+    /// Machine ops issued (`smsp__inst_executed`).
+    pub inst_executed: u64,
+    /// PTX warp instructions executed.
+    pub warp_insts: u64,
+    pub active_cycles: u64,
+    /// Σ resident warps × cycles.
+    pub warp_cycles: u64,
+    pub l1_sectors_global_ld: u64,
+    pub l1_hit_sectors_global_ld: u64,
+    pub l1_requests_global_ld: u64,
+    pub l1_sectors_global_st: u64,
+    pub smem_wavefronts: u64,
+    pub smem_bank_conflicts: u64,
+    pub stall_cycles: [u64; 8],
+    pub ctas: u64,
+}
+
+/// A scheduled warp.
+struct TWarp {
+    w: Warp,
+    cta: usize,
+    sp: usize,
+    reg_ready: Vec<u64>,
+    reg_dep: Vec<Dep>,
+    /// Earliest cycle the next instruction may issue, and why not earlier.
+    next: u64,
+    next_dep: Dep,
+    /// Cycle after the last issue (stall accounting starts here).
+    accounted: u64,
+    age: u64,
+    uid: u64,
+}
+
+struct CtaSlot {
+    shared: CtaShared,
+    warps: Vec<usize>,
+    live_warps: u32,
+}
+
+struct SubPart {
+    warps: Vec<usize>,
+    last: usize,
+    pipe_free: [u64; NUNITS],
+}
+
+struct Token {
+    warp: usize,
+    regs: Vec<u32>,
+    outstanding: u32,
+    ready: u64,
+    dep: Dep,
+}
+
+/// A request leaving this SM for the memory system.
+#[derive(Debug, Clone, Copy)]
+pub struct OutReq {
+    pub req: MemReq,
+    pub token: Option<u32>,
+    /// Counted by the L2 (false: an L1 MSHR merge that only waits for another miss's data).
+    pub counted: bool,
+}
+
+/// Resources one CTA takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CtaRes {
+    pub threads: u32,
+    pub warps: u32,
+    pub regs: u32,
+    pub smem: u32,
+}
+
+pub struct Sm {
+    pub id: u32,
+    pub now: u64,
+    cfg: Arc<ArchConfig>,
+    k: Arc<Kernel>,
+    costs: Arc<Vec<u8>>,
+    warps: Vec<Option<TWarp>>,
+    ctas: Vec<Option<CtaSlot>>,
+    sps: Vec<SubPart>,
+    l1: SectorCache,
+    l1_free: u64,
+    l1_caches_global: bool,
+    tokens: Vec<Option<Token>>,
+    free_tokens: Vec<u32>,
+    pub outbox: Vec<OutReq>,
+    pub log: Log,
+    /// Linear ids of CTAs that finished in this window, with their end cycle.
+    pub finished: Vec<(u64, u64)>,
+    pub stats: SmStats,
+    pub used: CtaRes,
+    trace: MemTrace,
+    txns: Vec<Txn>,
+    next_age: u64,
+    local_stride: u64,
+}
+
+impl Sm {
+    pub fn new(id: u32, cfg: Arc<ArchConfig>, k: Arc<Kernel>, costs: Arc<Vec<u8>>, l1_bytes: u64) -> Sm {
+        let nsp = cfg.sm.sub_partitions.max(1) as usize;
+        let l1_caches_global = cfg.features.l1_caches_global;
+        Sm {
+            id,
+            now: 0,
+            l1: SectorCache::new(l1_bytes.max(cfg.l1.line as u64), cfg.l1.line, cfg.l1.assoc),
+            l1_free: 0,
+            l1_caches_global,
+            warps: Vec::new(),
+            ctas: Vec::new(),
+            sps: (0..nsp).map(|_| SubPart { warps: Vec::new(), last: 0, pipe_free: [0; NUNITS] }).collect(),
+            tokens: Vec::new(),
+            free_tokens: Vec::new(),
+            outbox: Vec::new(),
+            log: Log::default(),
+            finished: Vec::new(),
+            stats: SmStats::default(),
+            used: CtaRes::default(),
+            trace: MemTrace::default(),
+            txns: Vec::new(),
+            next_age: 0,
+            local_stride: k.local_limit.max(1),
+            cfg,
+            k,
+            costs,
+        }
+    }
+
+    pub fn resident_ctas(&self) -> usize {
+        self.ctas.iter().filter(|c| c.is_some()).count()
+    }
+
+    pub fn idle(&self) -> bool {
+        self.resident_ctas() == 0
+    }
+
+    /// Places CTA `linear` on this SM; its warps may issue from `start`.
+    pub fn admit(&mut self, linear: u64, res: CtaRes, start: u64, first_warp_uid: u64) {
+        let k = &self.k;
+        let d = &k.dims;
+        let id = d.cta_index(linear);
+        let threads = d.threads_per_cta();
+        let slot = match self.ctas.iter().position(|c| c.is_none()) {
+            Some(i) => i,
+            None => {
+                self.ctas.push(None);
+                self.ctas.len() - 1
+            }
+        };
+        let nregs = k.prog.regs.len();
+        let frame0 = k.prog.funcs.first().map_or(0, |f| f.frame_size);
+        let mut wids = Vec::new();
+        let nsp = self.sps.len();
+        for s in 0..d.warps_per_cta() {
+            let mut w = Warp::new(s, threads, &k.prog);
+            if frame0 > 0 {
+                w.ensure_local(frame0);
+            }
+            let wi = match self.warps.iter().position(|x| x.is_none()) {
+                Some(i) => i,
+                None => {
+                    self.warps.push(None);
+                    self.warps.len() - 1
+                }
+            };
+            let sp = wi % nsp;
+            self.warps[wi] = Some(TWarp {
+                w,
+                cta: slot,
+                sp,
+                reg_ready: vec![0; nregs],
+                reg_dep: vec![Dep::None; nregs],
+                next: start,
+                next_dep: Dep::Launch,
+                accounted: self.now.min(start),
+                age: self.next_age,
+                uid: first_warp_uid + s as u64,
+            });
+            self.next_age += 1;
+            self.sps[sp].warps.push(wi);
+            wids.push(wi);
+        }
+        let live_warps = wids.len() as u32;
+        self.ctas[slot] =
+            Some(CtaSlot { shared: CtaShared::new(id, linear, k.smem_bytes, 0, self.id, threads), warps: wids, live_warps });
+        self.used.threads += res.threads;
+        self.used.warps += res.warps;
+        self.used.regs += res.regs;
+        self.used.smem += res.smem;
+        self.stats.ctas += 1;
+    }
+
+    fn resident_warps(&self) -> u64 {
+        self.ctas.iter().flatten().map(|c| c.live_warps as u64).sum()
+    }
+
+    /// Advances the clock to `t`, accumulating occupancy.
+    fn advance(&mut self, t: u64) {
+        if t <= self.now {
+            return;
+        }
+        let dt = t - self.now;
+        let rw = self.resident_warps();
+        if rw > 0 {
+            self.stats.active_cycles += dt;
+            self.stats.warp_cycles += rw * dt;
+        }
+        self.now = t;
+    }
+
+    /// Earliest cycle the warp's next instruction may issue, from the scoreboard.
+    fn refresh(&mut self, wi: usize) {
+        let Some(tw) = self.warps[wi].as_mut() else { return };
+        let pc = tw.w.pc() as usize;
+        let Some(inst) = self.k.prog.insts.get(pc) else { return };
+        let (mut t, mut dep) = (tw.next, tw.next_dep);
+        for &r in inst.uses.iter().chain(inst.defs.iter()) {
+            let rr = tw.reg_ready[r as usize];
+            if rr > t {
+                t = rr;
+                dep = tw.reg_dep[r as usize];
+            }
+        }
+        tw.next = t;
+        tw.next_dep = dep;
+    }
+
+    /// Runs until `until` (exclusive) or until nothing can issue before it.
+    pub fn run_window(&mut self, until: u64, base: &DeviceMemory) -> Result<(), Fault> {
+        let width = self.cfg.sm.issue_width.max(1);
+        while self.now < until {
+            let mut issued = false;
+            for sp in 0..self.sps.len() {
+                for _ in 0..width {
+                    match self.pick(sp) {
+                        Some(wi) => {
+                            self.issue(wi, base)?;
+                            issued = true;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            if issued {
+                self.advance(self.now + 1);
+            } else {
+                let t = self.next_event();
+                self.advance(if t >= until { until } else { t.max(self.now + 1) });
+            }
+        }
+        Ok(())
+    }
+
+    /// The earliest cycle any warp could issue (PENDING when none can without a memory response).
+    pub fn next_event(&self) -> u64 {
+        let mut t = PENDING;
+        for sp in &self.sps {
+            for &wi in &sp.warps {
+                if let Some(tw) = &self.warps[wi] {
+                    if tw.w.state == WarpState::Ready && tw.next != PENDING {
+                        let u = self.k.prog.insts.get(tw.w.pc() as usize).map(|i| unit_of(i.class)).unwrap_or(Unit::Alu);
+                        t = t.min(tw.next.max(sp.pipe_free[u as usize]));
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    fn eligible(&self, sp: &SubPart, wi: usize) -> bool {
+        let Some(tw) = &self.warps[wi] else { return false };
+        if tw.w.state != WarpState::Ready || tw.next > self.now {
+            return false;
+        }
+        let u = self.k.prog.insts.get(tw.w.pc() as usize).map_or(Unit::Alu, |i| unit_of(i.class));
+        sp.pipe_free[u as usize] <= self.now
+    }
+
+    fn pick(&mut self, spi: usize) -> Option<usize> {
+        let sp = &self.sps[spi];
+        let n = sp.warps.len();
+        if n == 0 {
+            return None;
+        }
+        let chosen = match self.cfg.sm.scheduler {
+            SchedulerPolicy::Gto => {
+                let last = sp.warps.get(sp.last).copied();
+                if last.is_some_and(|wi| self.eligible(sp, wi)) {
+                    last
+                } else {
+                    sp.warps
+                        .iter()
+                        .copied()
+                        .filter(|&wi| self.eligible(sp, wi))
+                        .min_by_key(|&wi| self.warps[wi].as_ref().map_or(u64::MAX, |t| t.age))
+                }
+            }
+            SchedulerPolicy::Lrr => (1..=n).map(|d| sp.warps[(sp.last + d) % n]).find(|&wi| self.eligible(sp, wi)),
+            SchedulerPolicy::TwoLevel => {
+                // Round robin over an active set of the oldest warps not stalled on memory.
+                let active = self.cfg.sm.two_level_active.max(1) as usize;
+                let mut cand: Vec<usize> = sp
+                    .warps
+                    .iter()
+                    .copied()
+                    .filter(|&wi| self.warps[wi].as_ref().is_some_and(|t| t.next_dep != Dep::Long || t.next <= self.now))
+                    .collect();
+                cand.sort_by_key(|&wi| self.warps[wi].as_ref().map_or(u64::MAX, |t| t.age));
+                cand.truncate(active);
+                let m = cand.len().max(1);
+                (1..=m).map(|d| cand.get((sp.last + d) % m).copied()).flatten().find(|&wi| self.eligible(sp, wi))
+            }
+        }?;
+        let sp = &mut self.sps[spi];
+        sp.last = sp.warps.iter().position(|&x| x == chosen).unwrap_or(0);
+        Some(chosen)
+    }
+
+    fn new_token(&mut self, t: Token) -> u32 {
+        match self.free_tokens.pop() {
+            Some(i) => {
+                self.tokens[i as usize] = Some(t);
+                i
+            }
+            None => {
+                self.tokens.push(Some(t));
+                (self.tokens.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Issues warp `wi`'s next instruction at `self.now`.
+    fn issue(&mut self, wi: usize, base: &DeviceMemory) -> Result<(), Fault> {
+        let now = self.now;
+        let k = Arc::clone(&self.k);
+        let prog: &Program = &k.prog;
+        let cfg = Arc::clone(&self.cfg);
+        let (pc, cta_slot, sp) = {
+            let tw = self.warps[wi].as_mut().expect("eligible warp exists");
+            // Stall accounting for the cycles since the last issue.
+            let ready = tw.next.min(now).max(tw.accounted);
+            self.stats.stall_cycles[stall_index(tw.next_dep)] += ready - tw.accounted;
+            self.stats.stall_cycles[1] += now - ready;
+            self.stats.stall_cycles[0] += 1;
+            tw.accounted = now + 1;
+            (tw.w.pc(), tw.cta, tw.sp)
+        };
+        let inst = &prog.insts[pc as usize];
+        let cost = self.costs[pc as usize] as u64;
+        // Functional execution.
+        let step = {
+            let tw = self.warps[wi].as_mut().expect("warp exists");
+            let cta = self.ctas[cta_slot].as_mut().expect("warp's CTA exists");
+            let mut view = View { base, log: &mut self.log, cycle: now, warp: wi as u32 };
+            let mut env = Env { k: &k, gmem: &mut view, ctas: std::slice::from_mut(&mut cta.shared), me: 0, clock: now, trace: &mut self.trace };
+            exec::step(&mut tw.w, &mut env)?
+        };
+        self.stats.warp_insts += 1;
+        self.stats.inst_executed += cost;
+        // Timing.
+        let unit = unit_of(inst.class);
+        let p = *pipe(&cfg, unit);
+        let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * cost.max(1);
+        let (lat, dep, token) = self.timing(wi, inst, unit, p.latency as u64)?;
+        if cost > 0 {
+            let spp = &mut self.sps[sp];
+            spp.pipe_free[unit as usize] = spp.pipe_free[unit as usize].max(now) + occupancy;
+        }
+        {
+            let tw = self.warps[wi].as_mut().expect("warp exists");
+            for &r in &inst.defs {
+                tw.reg_ready[r as usize] = if token.is_some() { PENDING } else { now + lat };
+                tw.reg_dep[r as usize] = dep;
+            }
+            tw.next = now + cost.max(if cost == 0 { 0 } else { 1 });
+            tw.next_dep = Dep::Fixed;
+        }
+        if let Some(t) = token {
+            if let Some(tok) = self.tokens[t as usize].as_mut() {
+                tok.regs.extend_from_slice(&inst.defs);
+            }
+        }
+        self.after_step(wi, cta_slot, step)?;
+        self.refresh(wi);
+        // Zero-cost instructions (folded by ptxas) take no issue slot: the warp may go again now.
+        if cost == 0 {
+            if let Some(tw) = self.warps[wi].as_mut() {
+                tw.accounted = now;
+                self.stats.stall_cycles[0] -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Latency, dependency kind and (for memory responses) the token of an issued instruction.
+    fn timing(&mut self, wi: usize, inst: &warpsim_isa::Inst, unit: Unit, pipe_lat: u64) -> Result<(u64, Dep, Option<u32>), Fault> {
+        let now = self.now;
+        let cfg = Arc::clone(&self.cfg);
+        let tr = &self.trace;
+        if tr.mask == 0 || tr.space == TraceSpace::None {
+            let dep = match unit {
+                Unit::Sfu | Unit::Warp | Unit::Conv => Dep::Short,
+                _ => Dep::Fixed,
+            };
+            let lat = if inst.op == Op::Bar(warpsim_isa::inst::BarOp::Sync) { 0 } else { pipe_lat };
+            return Ok((lat, dep, None));
+        }
+        match tr.space {
+            TraceSpace::Shared | TraceSpace::Remote => {
+                let c = banks::wavefronts(&tr.addr, tr.mask, tr.size, cfg.smem.banks, cfg.smem.bank_bytes, cfg.smem.half_warp);
+                self.stats.smem_wavefronts += c.wavefronts as u64;
+                self.stats.smem_bank_conflicts += c.conflicts() as u64;
+                let extra = (c.wavefronts.max(1) - 1) as u64 * cfg.smem.wavefront_cycles as u64;
+                let base_lat = if tr.atomic { cfg.misc.smem_atomic_latency } else { cfg.smem.latency } as u64;
+                let lat = if tr.space == TraceSpace::Remote { cfg.misc.dsmem_latency as u64 } else { base_lat };
+                let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
+                let lsu = &mut self.sps[sp].pipe_free[Unit::Lsu as usize];
+                *lsu = (*lsu).max(now) + extra;
+                Ok((lat + extra, Dep::Short, None))
+            }
+            TraceSpace::Const | TraceSpace::Param => {
+                // The constant cache serves one address per cycle.
+                let mut distinct = 0u64;
+                let mut seen: [u64; 32] = [u64::MAX; 32];
+                for l in 0..32 {
+                    if tr.mask >> l & 1 == 1 && !seen[..distinct as usize].contains(&tr.addr[l]) {
+                        seen[distinct as usize] = tr.addr[l];
+                        distinct += 1;
+                    }
+                }
+                Ok((cfg.misc.const_latency as u64 + distinct.saturating_sub(1), Dep::Short, None))
+            }
+            TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, inst),
+            TraceSpace::None => Ok((pipe_lat, Dep::Fixed, None)),
+        }
+    }
+
+    fn global_timing(&mut self, wi: usize, inst: &warpsim_isa::Inst) -> Result<(u64, Dep, Option<u32>), Fault> {
+        let now = self.now;
+        let cfg = Arc::clone(&self.cfg);
+        let local = self.trace.space == TraceSpace::Local;
+        let (write, atomic, mask, size) = (self.trace.write, self.trace.atomic, self.trace.mask, self.trace.size);
+        let mut addr = self.trace.addr;
+        if local {
+            // Local memory is interleaved so that lanes reading the same offset are adjacent.
+            let uid = self.warps[wi].as_ref().map_or(0, |t| t.uid);
+            for (l, a) in addr.iter_mut().enumerate() {
+                *a = LOCAL_WINDOW + (uid * self.local_stride + (*a & !3)) * 32 + l as u64 * 4 + (*a & 3);
+            }
+        }
+        let coalescing = if local { crate::config::Coalescing::Sectors } else { cfg.coalescing };
+        let mut txns = std::mem::take(&mut self.txns);
+        let req_kind = if atomic {
+            ReqKind::Atomic
+        } else if write {
+            ReqKind::Write
+        } else {
+            ReqKind::Read
+        };
+        if atomic {
+            // One L2 operation per lane (same-address lanes serialize at the slice).
+            txns.clear();
+            for l in 0..32 {
+                if mask >> l & 1 == 1 {
+                    txns.push(Txn { line: addr[l] & !127, sectors: 1 << ((addr[l] % 128) / 32) });
+                }
+            }
+        } else {
+            coalesce(coalescing, &addr, mask, size, &mut txns);
+        }
+        let sectors: u64 = txns.iter().map(|t| t.sector_count() as u64).sum();
+        if !local && !atomic {
+            if write {
+                self.stats.l1_sectors_global_st += sectors;
+            } else {
+                self.stats.l1_sectors_global_ld += sectors;
+                self.stats.l1_requests_global_ld += 1;
+            }
+        }
+        // L1 data path throughput.
+        let spc = cfg.l1.sectors_per_cycle.max(1) as u64;
+        let l1_start = self.l1_free.max(now);
+        self.l1_free = l1_start + sectors.div_ceil(spc).max(1);
+        let cacheable = !atomic && (local || (self.l1_caches_global && inst.m.cache != Some(CacheOp::Cg)));
+        let needs_data = !write || atomic;
+        let mut ready = l1_start + cfg.l1.latency as u64;
+        let mut token = None;
+        let mut reqs = 0;
+        for t in &txns {
+            let (hit, miss, line_ready) = if cacheable && !write {
+                let look = self.l1.access(t.line, t.sectors, false, true, PENDING);
+                (look.hit, look.miss, look.ready)
+            } else if cacheable && write {
+                // Write-through; local stores also allocate.
+                let look = self.l1.access(t.line, t.sectors, local, local, 0);
+                (0, t.sectors, look.ready)
+            } else {
+                (0, t.sectors, 0)
+            };
+            if !local && !write && !atomic {
+                self.stats.l1_hit_sectors_global_ld += hit.count_ones() as u64;
+            }
+            let mut merged = false;
+            if hit != 0 {
+                if line_ready == PENDING {
+                    merged = true;
+                } else {
+                    ready = ready.max(line_ready);
+                }
+            }
+            if miss == 0 && !merged {
+                continue;
+            }
+            if needs_data && token.is_none() {
+                let dep = Dep::Long;
+                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep }));
+            }
+            let sectors = if miss != 0 { miss } else { hit };
+            let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors, kind: req_kind };
+            if miss != 0 {
+                self.outbox.push(OutReq { req, token: if needs_data { token } else { None }, counted: true });
+                reqs += 1;
+            }
+            if merged && needs_data {
+                self.outbox.push(OutReq { req: MemReq { kind: ReqKind::Read, ..req }, token, counted: false });
+                reqs += 1;
+            }
+        }
+        self.txns = txns;
+        if let Some(t) = token {
+            if let Some(tok) = self.tokens[t as usize].as_mut() {
+                tok.outstanding = reqs;
+                tok.ready = ready;
+            }
+        }
+        Ok((ready - now, Dep::Long, token))
+    }
+
+    /// Handles barriers and exits after an instruction.
+    fn after_step(&mut self, wi: usize, cta_slot: usize, step: Step) -> Result<(), Fault> {
+        let now = self.now;
+        match step {
+            Step::Continue => {}
+            Step::Barrier(a) => self.arrive(wi, cta_slot, a),
+            Step::ClusterArrive | Step::ClusterWait => {
+                // Single-CTA clusters: the cluster barrier is the CTA's whole set of warps.
+                let threads = self.warps[wi].as_ref().map_or(0, |t| (t.w.valid & !t.w.exited).count_ones());
+                if step == Step::ClusterArrive {
+                    let a = Arrival { id: 15, count: None, blocking: false, threads, red: None, warp: 0 };
+                    self.arrive(wi, cta_slot, a);
+                }
+            }
+            Step::Exited { lanes, done } => {
+                let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
+                let valid = self.warps[wi].as_ref().map_or(0, |t| t.w.valid);
+                cta.shared.live_threads = cta.shared.live_threads.saturating_sub((lanes & valid).count_ones());
+                let mut releases = Vec::new();
+                for id in 0..16 {
+                    if let Some(r) = cta.shared.check(id) {
+                        releases.push(r);
+                    }
+                }
+                for r in releases {
+                    self.release(cta_slot, r);
+                }
+                if done {
+                    self.retire_warp(wi, cta_slot, now);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn arrive(&mut self, wi: usize, cta_slot: usize, a: Arrival) {
+        if a.blocking {
+            if let Some(tw) = self.warps[wi].as_mut() {
+                tw.w.state = WarpState::AtBarrier(a.id);
+            }
+        }
+        let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
+        // Warp slot in the CTA ↔ SM warp index.
+        let a = Arrival { warp: self.warps[wi].as_ref().map_or(0, |t| t.w.slot), ..a };
+        if let Some(r) = cta.shared.arrive(a) {
+            self.release(cta_slot, r);
+        }
+    }
+
+    fn release(&mut self, cta_slot: usize, r: Release) {
+        let t = self.now + self.cfg.misc.barrier_latency as u64;
+        let Some(cta) = self.ctas[cta_slot].as_ref() else { return };
+        let wids: Vec<usize> = r.warps.iter().filter_map(|&s| cta.warps.get(s as usize).copied()).collect();
+        for wi in wids {
+            let Some(tw) = self.warps[wi].as_mut() else { continue };
+            tw.w.state = WarpState::Ready;
+            tw.next = tw.next.max(t);
+            tw.next_dep = Dep::Barrier;
+            if let Some((reg, kind)) = tw.w.pending_red.take() {
+                let v = match kind {
+                    warpsim_isa::inst::BarOp::RedPopc => r.popc as u64,
+                    warpsim_isa::inst::BarOp::RedAnd => r.all as u64,
+                    _ => r.any as u64,
+                };
+                let mask = self.k.prog.regs[reg as usize].ty.mask();
+                let active = tw.w.active();
+                for l in 0..32 {
+                    if active >> l & 1 == 1 {
+                        tw.w.set_reg(reg, l, v & mask);
+                    }
+                }
+                tw.reg_ready[reg as usize] = t;
+            }
+        }
+    }
+
+    fn retire_warp(&mut self, wi: usize, cta_slot: usize, now: u64) {
+        let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
+        if let Some(tw) = self.warps[wi].as_mut() {
+            tw.w.state = WarpState::Done;
+        }
+        self.sps[sp].warps.retain(|&x| x != wi);
+        self.sps[sp].last = 0;
+        let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
+        cta.live_warps -= 1;
+        if cta.live_warps == 0 {
+            let cta = self.ctas[cta_slot].take().expect("CTA exists");
+            for w in cta.warps {
+                self.warps[w] = None;
+            }
+            self.finished.push((cta.shared.linear, now + 1));
+        }
+    }
+
+    /// Frees the resources of a finished CTA (called by the engine with the CTA's footprint).
+    pub fn release_resources(&mut self, res: CtaRes) {
+        self.used.threads -= res.threads;
+        self.used.warps -= res.warps;
+        self.used.regs -= res.regs;
+        self.used.smem -= res.smem;
+    }
+
+    /// A memory response: completes one outstanding request of `token` at cycle `t` and fills the
+    /// L1 line it was for.
+    pub fn deliver(&mut self, token: Option<u32>, line: u64, t: u64, fill_l1: bool) {
+        if fill_l1 {
+            self.l1.set_ready(line, t);
+        }
+        let Some(ti) = token else { return };
+        let Some(tok) = self.tokens[ti as usize].as_mut() else { return };
+        tok.ready = tok.ready.max(t);
+        tok.outstanding = tok.outstanding.saturating_sub(1);
+        if tok.outstanding > 0 {
+            return;
+        }
+        let tok = self.tokens[ti as usize].take().expect("token exists");
+        self.free_tokens.push(ti);
+        let ready = tok.ready.max(self.now);
+        if let Some(tw) = self.warps[tok.warp].as_mut() {
+            for r in tok.regs {
+                if tw.reg_ready[r as usize] == PENDING {
+                    tw.reg_ready[r as usize] = ready;
+                    tw.reg_dep[r as usize] = tok.dep;
+                }
+            }
+            if tw.next == PENDING {
+                tw.next = self.now;
+            }
+        }
+        self.refresh(tok.warp);
+    }
+
+    /// Writes a deferred atomic's old value into its warp's register.
+    pub fn deliver_value(&mut self, warp: u32, lane: u8, reg: u32, v: u64) {
+        let ty = self.k.prog.regs[reg as usize].ty;
+        if let Some(tw) = self.warps.get_mut(warp as usize).and_then(|w| w.as_mut()) {
+            let v = if ty.is_signed() { ty.extend(v) } else { v };
+            tw.w.set_reg(reg, lane as usize, v & ty.mask());
+        }
+    }
+
+    /// Warps waiting at barriers (for deadlock reports).
+    pub fn waiters(&self) -> Vec<crate::fault::Waiter> {
+        let mut out = Vec::new();
+        for tw in self.warps.iter().flatten() {
+            if let WarpState::AtBarrier(id) = tw.w.state {
+                let cta = self.ctas[tw.cta].as_ref();
+                let (cid, arrived, expected) = cta.map_or(([0; 3], 0, 0), |c| {
+                    let b = &c.shared.bars[id as usize];
+                    (c.shared.id, b.arrived, b.count.unwrap_or(c.shared.live_threads))
+                });
+                out.push(crate::fault::Waiter {
+                    cta: cid,
+                    warp: tw.w.slot,
+                    pc_line: self.k.prog.source_line(tw.w.pc().saturating_sub(1)),
+                    what: format!("barrier {id} ({arrived} of {expected} threads arrived) on SM {}", self.id),
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether a warp is waiting for a memory response (so the engine must not declare deadlock).
+    pub fn has_pending(&self) -> bool {
+        self.tokens.iter().any(|t| t.is_some())
+    }
+
+    /// Fault for an instruction budget overrun.
+    pub fn watchdog(&self, n: u64) -> Fault {
+        Fault::global(&self.k.prog.name, FaultKind::Watchdog { instructions: n })
+    }
+}

@@ -1,0 +1,165 @@
+//! Timing-model runs of NVRTC-generated PTX (sim/tests/ptx/basic.ptx): outputs equal the
+//! functional run's, and cycles and counters do not depend on the number of threads.
+
+use std::sync::Arc;
+
+use warpsim_sim::config::*;
+use warpsim_sim::engine::{run, RunOptions};
+use warpsim_sim::{Gpu, LaunchDims};
+
+fn pipe(lanes: u32, latency: u32) -> Pipe {
+    Pipe { lanes, latency }
+}
+
+/// A Hopper-like configuration for tests that must not depend on preset tuning.
+fn cfg() -> ArchConfig {
+    ArchConfig {
+        name: "test-hopper".into(),
+        description: "test".into(),
+        generation: "hopper".into(),
+        compute_capability: [9, 0],
+        clock: Clock { sm_mhz: 1980.0 },
+        sm: Sm {
+            count: 8,
+            gpcs: 2,
+            sub_partitions: 4,
+            issue_width: 1,
+            max_warps: 64,
+            max_ctas: 32,
+            max_threads: 2048,
+            registers: 65536,
+            reg_alloc_unit: 256,
+            max_regs_per_thread: 255,
+            smem_kib: 228,
+            smem_per_cta_kib: 227,
+            smem_carveouts_kib: vec![0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+            smem_reserved_per_cta: 1024,
+            smem_alloc_unit: 128,
+            unified_l1_kib: 256,
+            scheduler: SchedulerPolicy::Gto,
+            two_level_active: 8,
+            cta_launch_latency: 100,
+        },
+        pipes: Pipes {
+            fp32: pipe(32, 4),
+            int: pipe(16, 4),
+            imul: pipe(16, 4),
+            fp64: pipe(16, 8),
+            fp16: pipe(32, 6),
+            sfu: pipe(4, 23),
+            conv: pipe(16, 6),
+            alu: pipe(32, 4),
+            branch: pipe(32, 4),
+            warp: pipe(32, 20),
+            lsu: pipe(32, 4),
+            tensor: pipe(32, 24),
+        },
+        tensor: Tensor { fp16_fma_per_cycle: 2048, wgmma_base_latency: 43, wgmma_n_divisor: 2 },
+        smem: SharedMem { banks: 32, bank_bytes: 4, latency: 29, wavefront_cycles: 2, half_warp: false },
+        l1: L1 { line: 128, sector: 32, assoc: 4, latency: 38, mshrs: 256, sectors_per_cycle: 4, fixed_kib: 0 },
+        l2: L2 {
+            size_kib: 61440,
+            slices: 96,
+            line: 128,
+            sector: 32,
+            assoc: 16,
+            hit_latency: 263,
+            far_extra_latency: 200,
+            partitions: 2,
+            sectors_per_cycle_per_slice: 2.0,
+            mshrs_per_slice: 256,
+            atomics_per_cycle_per_slice: 1.0,
+        },
+        dram: Dram { channels: 48, banks: 16, row_bytes: 2048, bandwidth_gbs: 4000.0, latency: 600, row_miss_penalty: 40 },
+        coalescing: Coalescing::Sectors,
+        features: Features {
+            shuffle: true,
+            warp_vote: true,
+            float_atomics: true,
+            tensor_cores: true,
+            ldmatrix: true,
+            cp_async: true,
+            redux: true,
+            tma: true,
+            clusters: true,
+            wgmma: true,
+            l1_caches_global: true,
+        },
+        misc: Misc {
+            launch_overhead: 3000,
+            barrier_latency: 20,
+            atomic_extra_latency: 50,
+            smem_atomic_latency: 40,
+            const_latency: 20,
+            dsmem_latency: 190,
+            mbarrier_latency: 40,
+            tma_latency: 300,
+            cluster_barrier_latency: 800,
+        },
+    }
+}
+
+fn program(name: &str) -> Arc<warpsim_isa::Program> {
+    let src = include_str!("ptx/basic.ptx");
+    Arc::new(warpsim_isa::load(src, "basic.ptx").unwrap().into_iter().find(|p| p.name == name).unwrap())
+}
+
+fn params(vals: &[(u64, usize)]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for &(v, n) in vals {
+        while p.len() % n != 0 {
+            p.push(0);
+        }
+        p.extend_from_slice(&v.to_le_bytes()[..n]);
+    }
+    p
+}
+
+/// Runs the reduction on `threads` worker threads; returns (sum, cycles, counters).
+fn reduce(threads: usize) -> (i32, u64, std::collections::BTreeMap<String, f64>) {
+    let n = 20000usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 7919) % 1000 - 500).collect();
+    let mut g = Gpu::new(8);
+    let pin = g.upload("in", 4 * n as u64, &input.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+    let pout = g.upload("out", 4, &[]);
+    let dims = LaunchDims { grid: [79, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(program("reduce_shfl"), dims, params(&[(pin, 8), (pout, 8), (n as u64, 4)])).unwrap();
+    let opts = RunOptions { threads, regs_per_thread: 32, max_cycles: 1 << 32 };
+    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &opts).unwrap();
+    let sum = i32::from_le_bytes(g.download(pout, 4).try_into().unwrap());
+    assert_eq!(sum, input.iter().sum::<i32>());
+    (sum, r.cycles, r.counters)
+}
+
+#[test]
+fn timed_reduction_is_correct_and_deterministic_across_threads() {
+    let (s1, c1, k1) = reduce(1);
+    let (s4, c4, k4) = reduce(4);
+    assert_eq!(s1, s4);
+    assert_eq!(c1, c4);
+    assert_eq!(k1, k4);
+    assert!(c1 > 3000, "{c1}");
+}
+
+#[test]
+fn vector_add_counts_sectors_by_coalescing_arithmetic() {
+    let n = 8192usize;
+    let bytes: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let mut g = Gpu::new(8);
+    let pa = g.upload("a", 4 * n as u64, &bytes);
+    let pb = g.upload("b", 4 * n as u64, &bytes);
+    let pc = g.upload("c", 4 * n as u64, &[]);
+    let dims = LaunchDims { grid: [32, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
+    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, max_cycles: 1 << 32 }).unwrap();
+    let out = g.download(pc, 4 * n as u64);
+    for i in 0..n {
+        assert_eq!(f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap()), 2.0 * i as f32);
+    }
+    // Two loads of 8192 floats: 2 × 32 KiB = 2048 sectors; stores 1024 sectors.
+    assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], 2048.0);
+    assert_eq!(r.counters["lts__t_sectors_op_write.sum"], 1024.0);
+    assert_eq!(r.counters["lts__t_sectors_op_read.sum"], 2048.0);
+    assert!(r.cycles > 3000);
+    println!("vadd cycles {} counters {:?} stalls {:?}", r.cycles, r.counters, r.stalls);
+}
