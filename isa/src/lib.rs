@@ -16,6 +16,7 @@ pub mod fp;
 pub mod int;
 pub mod inst;
 pub mod lexer;
+pub mod liveness;
 pub mod lower;
 pub mod parser;
 pub mod program;
