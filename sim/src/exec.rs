@@ -242,10 +242,24 @@ impl Ctx<'_, '_> {
         }
     }
 
+    #[inline]
     fn write_reg(&self, w: &mut Warp, r: u32, lane: usize, v: u64) {
-        let ty = self.env.k.prog.regs[r as usize].ty;
-        let v = if ty == Ty::Pred { (v != 0) as u64 } else { v & ty.mask() };
-        w.set_reg(r, lane, v);
+        let m = self.env.k.reg_mask[r as usize];
+        w.set_reg(r, lane, if m == 0 { (v != 0) as u64 } else { v & m });
+    }
+
+    /// Source values of an operand for every lane in `mask` (others left untouched).
+    #[inline]
+    fn gather(&self, w: &Warp, o: &Opnd, mask: u32, out: &mut [u64; 32]) {
+        match o {
+            Opnd::Reg(r) => out.copy_from_slice(&w.regs[*r as usize * 32..*r as usize * 32 + 32]),
+            Opnd::Imm(v) => out.fill(*v),
+            other => {
+                for l in lanes(mask) {
+                    out[l] = self.read(w, other, l);
+                }
+            }
+        }
     }
 
     /// Writes a destination operand (a register, or the `p|q` / `r|p` pair's first element);
@@ -525,14 +539,18 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
     let src = inst.src();
     let cc = inst.m.has(flag::CC) || matches!(inst.op, Op::Addc | Op::Subc | Op::Madc);
+    let mut vals = [[0u64; 32]; 4];
+    for (i, o) in src.iter().take(4).enumerate() {
+        c.gather(w, o, exec, &mut vals[i]);
+    }
+    let dst = inst.ops.first();
     for l in lanes(exec) {
-        let mut s = [0u64; 4];
-        for (i, o) in src.iter().take(4).enumerate() {
-            s[i] = c.read(w, o, l);
-        }
+        let s = [vals[0][l], vals[1][l], vals[2][l], vals[3][l]];
         let out = eval::eval(inst, &s, (w.carry >> l) & 1 == 1).map_err(|e| c.unsupported(w, l, e))?;
-        if let Some(d) = inst.ops.first() {
-            c.write_dst(w, d, l, out.v, out.v2);
+        match dst {
+            Some(Opnd::Reg(r)) => c.write_reg(w, *r, l, out.v),
+            Some(d) => c.write_dst(w, d, l, out.v, out.v2),
+            None => {}
         }
         if cc {
             w.carry = (w.carry & !(1 << l)) | ((out.carry as u32) << l);

@@ -52,6 +52,8 @@ pub struct Kernel {
     pub nsm: u32,
     /// Per-thread local memory limit in bytes.
     pub local_limit: u64,
+    /// Per register: the mask of its declared width, or 0 for predicates (stored as 0/1).
+    pub reg_mask: Vec<u64>,
 }
 
 /// Places a program's globals and constants in device memory (with initial bytes and address
@@ -117,6 +119,7 @@ impl Kernel {
         let Ok(smem_bytes) = u32::try_from(smem) else {
             return bad(format!("{smem} bytes of shared memory per block"));
         };
-        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: 512 * 1024 })
+        let reg_mask = prog.regs.iter().map(|r| if r.ty == warpsim_isa::types::Ty::Pred { 0 } else { r.ty.mask() }).collect();
+        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: 512 * 1024, reg_mask })
     }
 }

@@ -163,3 +163,26 @@ fn vector_add_counts_sectors_by_coalescing_arithmetic() {
     assert!(r.cycles > 3000);
     println!("vadd cycles {} counters {:?} stalls {:?}", r.cycles, r.counters, r.stalls);
 }
+
+#[test]
+#[ignore]
+fn speed_probe() {
+    let n = 1 << 22;
+    let mut g = Gpu::new(132);
+    let pa = g.upload("a", 4 * n as u64, &[]);
+    let pb = g.upload("b", 4 * n as u64, &[]);
+    let pc = g.upload("c", 4 * n as u64, &[]);
+    let dims = LaunchDims { grid: [(n / 256) as u32, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let mut c = cfg();
+    c.sm.count = 132;
+    let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
+    let t = std::time::Instant::now();
+    let r = run(Arc::new(c), Arc::new(k), &mut g.mem, &RunOptions { threads: 1, regs_per_thread: 16, max_cycles: 1 << 40 }).unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!("timed: {} warp insts in {:.2}s = {:.2} M/s, cycles {}", r.warp_instructions, s, r.warp_instructions as f64 / s / 1e6, r.cycles);
+    let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
+    let t = std::time::Instant::now();
+    let st = warpsim_sim::functional::run(&k, &mut g.mem, 1 << 40).unwrap();
+    let s = t.elapsed().as_secs_f64();
+    println!("functional: {} warp insts in {:.2}s = {:.2} M/s", st.warp_instructions, s, st.warp_instructions as f64 / s / 1e6);
+}
