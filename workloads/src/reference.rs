@@ -193,23 +193,23 @@ pub fn references() -> &'static [Reference] {
         "smem_chain": "out[t] = (lane(t)*stride) mod 1024 (a chain j = s[j] over s[k] = k)",
             in [], out ["out"], timing ["cycles"], scalars ["stride"], params [] => smem_chain;
         "ffma_chain": "per thread: chains v_c = x + c iterated v = fmaf(v, a, b), summed in f32",
-            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b"], params ["chains", "iters"] => |c| {
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => |c| {
                 let (a, b) = (f32v(c.scalar("a")?), f32v(c.scalar("b")?));
                 chain(c, |x, k| f32v(x) + k as f32, |v| v.mul_add(a, b), |s, v| s + v, fl)
             };
         "imad_chain": "per thread: chains v_c = x + c iterated v = v*a + b (u32 wrapping), summed",
-            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b"], params ["chains", "iters"] => |c| {
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => |c| {
                 let (a, b) = (u32v(c.scalar("a")?), u32v(c.scalar("b")?));
                 chain(c, |x, k| u32v(x).wrapping_add(k as u32), |v| v.wrapping_mul(a).wrapping_add(b), u32::wrapping_add, ui)
             };
         "sfu_sin": "per thread: chains v_c = x + c/4 iterated v = sin(v), summed (f64)",
-            in ["x"], out ["out"], timing ["cycles"], scalars [], params ["chains", "iters"]
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
             => |c| chain(c, sfu_start, f64::sin, |s, v| s + v, |v| Some(Value::Float(v)));
         "sfu_ex2": "per thread: chains v_c = x + c/4 iterated v = 2^(-v/2), summed (f64)",
-            in ["x"], out ["out"], timing ["cycles"], scalars [], params ["chains", "iters"]
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
             => |c| chain(c, sfu_start, |v| (-0.5 * v).exp2(), |s, v| s + v, |v| Some(Value::Float(v)));
         "sfu_rsqrt": "per thread: chains v_c = x + c/4 iterated v = 1/sqrt(v), summed (f64)",
-            in ["x"], out ["out"], timing ["cycles"], scalars [], params ["chains", "iters"]
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
             => |c| chain(c, sfu_start, |v| 1.0 / v.sqrt(), |s, v| s + v, |v| Some(Value::Float(v)));
         "matmul": "C = A B (n x n, row-major), f32 fmaf in k order from 0", in ["A", "B"], out ["C"], timing [],
             scalars ["n"], params [] => matmul;
@@ -284,7 +284,7 @@ fn chain<T: Copy>(
     add: impl Fn(T, T) -> T,
     out: impl Fn(T) -> Option<Value>,
 ) -> Result<Vec<Expected>, RefError> {
-    let (chains, iters) = (c.count_param("chains")?, c.param("iters")?.max(0));
+    let (chains, iters) = (c.count_param("chains")?, c.scalar_int("iters")?.max(0));
     map(c, &["x"], "out", |v| {
         let vals: Vec<T> = (0..chains)
             .map(|k| (0..iters).fold(start(v[0], k), |acc, _| step(acc)))

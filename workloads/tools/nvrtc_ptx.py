@@ -9,6 +9,7 @@ compiles with `--gpu-architecture=compute_90 -lineinfo`. NVRTC ships no CUDA hea
 import ctypes
 import glob
 import os
+import re
 import site
 import sys
 
@@ -46,8 +47,10 @@ def main():
     nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(size))
     ptx = ctypes.create_string_buffer(size.value)
     check(nvrtc, nvrtc.nvrtcGetPTX(prog, ptx))
+    # NVRTC writes the source's absolute path into `.file`; keep the PTX independent of the checkout.
+    text = re.sub(rb'(\.file\s+\d+\s+")[^"]*/([^"/]+")', rb"\1\2", ptx.value)
     with open(out_path, "wb") as f:
-        f.write(ptx.value)
+        f.write(text)
 
 
 def check(nvrtc, rc):
