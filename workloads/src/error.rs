@@ -117,7 +117,16 @@ impl Locator<'_> {
             ErrorKind::Type
         };
         let span = e.span().unwrap_or(0..0);
-        self.error(kind, span, msg)
+        let mut err = self.error(kind, span, msg);
+        if let (ErrorKind::Syntax, LoadError::Manifest(m)) = (kind, &mut err) {
+            // error recovery may read the next line as one more array element: name the array
+            if m.key.ends_with(']') {
+                if let Some(i) = m.key.rfind('[') {
+                    m.key.truncate(i);
+                }
+            }
+        }
+        err
     }
 }
 

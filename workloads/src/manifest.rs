@@ -414,11 +414,12 @@ fn check_args_against_ptx(loc: &Locator<'_>, raw: &RawManifest, args: &[Arg], en
     if args.len() != entry.params.len() {
         let msg = format!("{} [[arg]] given, but `.entry {}` has {} parameters", args.len(), raw.entry.get_ref(), entry.params.len());
         return Err(match raw.args.get(entry.params.len()) {
-            Some(extra) => loc.at(ErrorKind::Ptx, extra, msg),
+            Some(extra) => loc.error(ErrorKind::Ptx, arg_span(extra.get_ref()), msg),
             None => loc.at(ErrorKind::Ptx, &raw.entry, msg),
         });
     }
     for ((arg, raw_arg), p) in args.iter().zip(&raw.args).zip(&entry.params) {
+        let span = arg_span(raw_arg.get_ref());
         let ok = match arg {
             Arg::Buffer { .. } => p.array.is_none() && p.bytes() == Some(8) && !p.is_float(),
             Arg::Scalar { dtype, .. } => {
@@ -435,10 +436,20 @@ fn check_args_against_ptx(loc: &Locator<'_>, raw: &RawManifest, args: &[Arg], en
                 Arg::TensorMap(_) => "a tensor map (128-byte .b8 array)".to_string(),
             };
             let arr = p.array.map(|n| format!("[{n}]")).unwrap_or_default();
-            return Err(loc.at(ErrorKind::Ptx, raw_arg, format!("{what} does not match PTX parameter `.{} {}{arr}`", p.ty, p.name)));
+            return Err(loc.error(ErrorKind::Ptx, span, format!("{what} does not match PTX parameter `.{} {}{arr}`", p.ty, p.name)));
         }
     }
     Ok(())
+}
+
+/// The span of an arg's value (`buffer = ...`, `scalar = ...` or `tensor_map = ...`).
+fn arg_span(a: &RawArg) -> std::ops::Range<usize> {
+    a.buffer
+        .as_ref()
+        .map(Spanned::span)
+        .or_else(|| a.scalar.as_ref().map(Spanned::span))
+        .or_else(|| a.tensor_map.as_ref().map(Spanned::span))
+        .unwrap_or_default()
 }
 
 struct Validator<'a, 'b> {
