@@ -200,7 +200,7 @@ impl fmt::Display for DType {
 /// subnormal exponent), and the encoding is `((E + bias - 1) << mbits) + n`, which carries a
 /// rounding overflow into the exponent and handles subnormals with the same formula.
 fn round_to_format(v: f64, ebits: u32, mbits: u32) -> u64 {
-    let sign = ((v.to_bits() >> 63) as u64) << (ebits + mbits);
+    let sign = (v.to_bits() >> 63) << (ebits + mbits);
     let exp_all = ((1u64 << ebits) - 1) << mbits;
     if v.is_nan() {
         return exp_all | (1u64 << (mbits - 1));

@@ -105,7 +105,7 @@ impl Locator<'_> {
     }
 
     /// Convert a `toml` deserialization error, classifying it by its message.
-    pub fn from_toml(&self, e: &toml::de::Error) -> LoadError {
+    pub fn toml_error(&self, e: &toml::de::Error) -> LoadError {
         let msg = e.message().trim().to_string();
         let kind = if msg.starts_with("unknown field") {
             ErrorKind::UnknownKey

@@ -237,7 +237,7 @@ struct RawCheck {
 /// `init`: the string `"zeros"` or a table with exactly one generator key.
 enum RawInit {
     Zeros,
-    Table(RawInitTable),
+    Table(Box<RawInitTable>),
 }
 
 #[derive(Deserialize)]
@@ -292,7 +292,7 @@ impl<'de> Deserialize<'de> for RawInit {
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<RawInit, A::Error> {
-                RawInitTable::deserialize(de::value::MapAccessDeserializer::new(m)).map(RawInit::Table)
+                RawInitTable::deserialize(de::value::MapAccessDeserializer::new(m)).map(|t| RawInit::Table(Box::new(t)))
             }
         }
         d.deserialize_any(V)
@@ -344,7 +344,7 @@ pub(crate) fn parse(
     loc: &Locator<'_>,
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
 ) -> Result<Parsed, LoadError> {
-    let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.from_toml(&e))?;
+    let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
     let v = Validator { loc, read };
 
     let grid = v.dims(&raw.grid)?;
@@ -529,7 +529,7 @@ impl Validator<'_, '_> {
                 return Err(loc.at(ErrorKind::Value, u, "uniform needs [lo, hi]"));
             };
             let (lo_v, hi_v) = (self.typed(lo, dtype, "uniform bound")?, self.typed(hi, dtype, "uniform bound")?);
-            if !(lo_v.as_f64() <= hi_v.as_f64()) || !lo_v.as_f64().is_finite() || !hi_v.as_f64().is_finite() {
+            if lo_v.as_f64() > hi_v.as_f64() || !lo_v.as_f64().is_finite() || !hi_v.as_f64().is_finite() {
                 return Err(loc.at(ErrorKind::Value, u, format!("uniform needs finite lo <= hi, got [{lo_v}, {hi_v}]")));
             }
             return Ok(Init::Uniform { lo: lo_v, hi: hi_v, seed });
@@ -611,7 +611,7 @@ impl Validator<'_, '_> {
         let r = t.get_ref();
         let dims = r.dims.get_ref().clone();
         let rank = dims.len();
-        if !(1..=5).contains(&rank) || dims.iter().any(|&d| d == 0) {
+        if !(1..=5).contains(&rank) || dims.contains(&0) {
             return Err(loc.at(ErrorKind::Value, &r.dims, "tensor map needs 1 to 5 non-zero dims"));
         }
         let strides = r.strides.get_ref().clone();

@@ -152,9 +152,8 @@ impl PtxEntry {
             regs = regs.min(m);
         }
         if let (Some(t), Some(b)) = (self.maxntid, self.minnctapersm) {
-            let threads = t[0] * t[1] * t[2] * b.max(1);
-            if threads > 0 {
-                regs = regs.min((65536 / threads) / 8 * 8).max(16);
+            if let Some(per_thread) = 65536u32.checked_div(t[0] * t[1] * t[2] * b.max(1)) {
+                regs = regs.min(per_thread / 8 * 8).max(16);
             }
         }
         regs
