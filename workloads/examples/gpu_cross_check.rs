@@ -21,11 +21,18 @@ fn export(dir: &Path) -> std::io::Result<()> {
             "entry {}\nptx {}\ngrid {} {} {}\nblock {} {} {}\nsmem {}\n",
             w.manifest.entry,
             w.ptx_path.display(),
-            l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_smem
+            l.grid[0],
+            l.grid[1],
+            l.grid[2],
+            l.block[0],
+            l.block[1],
+            l.block[2],
+            l.dynamic_smem
         );
         for (i, (b, data)) in w.manifest.buffers.iter().zip(&w.inputs).enumerate() {
             t += &format!("buffer {} {} {}\n", b.name, b.bytes(), b.output as u8);
-            let mut f = std::io::BufWriter::new(std::fs::File::create(d.join(format!("in_{i}.bin")))?);
+            let mut f =
+                std::io::BufWriter::new(std::fs::File::create(d.join(format!("in_{i}.bin")))?);
             for (off, bytes) in data.chunks() {
                 f.write_all(&off.to_le_bytes())?;
                 f.write_all(&(bytes.len() as u64).to_le_bytes())?;
@@ -35,8 +42,14 @@ fn export(dir: &Path) -> std::io::Result<()> {
         for a in &w.manifest.args {
             t += &match a {
                 Arg::Buffer { index } => format!("arg buffer {index}\n"),
-                Arg::Scalar { dtype, bits, .. } => format!("arg scalar {} {bits:x}\n", dtype.size()),
-                Arg::TensorMap(_) => return Err(std::io::Error::other(format!("{name}: tensor maps are not exported"))),
+                Arg::Scalar { dtype, bits, .. } => {
+                    format!("arg scalar {} {bits:x}\n", dtype.size())
+                }
+                Arg::TensorMap(_) => {
+                    return Err(std::io::Error::other(format!(
+                        "{name}: tensor maps are not exported"
+                    )))
+                }
             };
         }
         std::fs::write(d.join("launch.txt"), t)?;
@@ -49,7 +62,13 @@ fn check(dir: &Path) -> std::io::Result<bool> {
     for name in bundled_names() {
         let w = Workload::bundled(name).map_err(std::io::Error::other)?;
         let mut outputs = Vec::new();
-        for (i, b) in w.manifest.buffers.iter().enumerate().filter(|(_, b)| b.output) {
+        for (i, b) in w
+            .manifest
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.output)
+        {
             match std::fs::read(dir.join(name).join(format!("out_{i}.bin"))) {
                 Ok(bytes) => outputs.push((b.name.as_str(), bytes)),
                 Err(e) => println!("{name}: no output `{}`: {e}", b.name),

@@ -79,7 +79,11 @@ fn equal(compare: Compare, dtype: DType, expected: Value, got_bits: u64) -> bool
 }
 
 /// Compare `outputs` (buffer name to bytes read back) against the manifest's reference.
-pub(crate) fn check(manifest: &Manifest, inputs: &[InitData], outputs: &BTreeMap<&str, &[u8]>) -> CheckReport {
+pub(crate) fn check(
+    manifest: &Manifest,
+    inputs: &[InitData],
+    outputs: &BTreeMap<&str, &[u8]>,
+) -> CheckReport {
     let mut report = CheckReport {
         workload: manifest.name.clone(),
         status: CheckStatus::NotChecked,
@@ -89,30 +93,48 @@ pub(crate) fn check(manifest: &Manifest, inputs: &[InitData], outputs: &BTreeMap
         mismatches: Vec::new(),
         problems: Vec::new(),
     };
-    let Some(spec) = &manifest.check else { return report };
+    let Some(spec) = &manifest.check else {
+        return report;
+    };
     report.reference = Some(spec.reference.clone());
     report.compare = Some(spec.compare);
     let Some(reference) = reference::find(&spec.reference) else {
-        report.problems.push(format!("unknown reference `{}`", spec.reference));
+        report
+            .problems
+            .push(format!("unknown reference `{}`", spec.reference));
         report.status = CheckStatus::Fail;
         return report;
     };
     let expected = match RefCtx::new(manifest, inputs).and_then(|ctx| (reference.compute)(&ctx)) {
         Ok(e) => e,
         Err(e) => {
-            report.problems.push(format!("reference `{}` failed: {e}", spec.reference));
+            report
+                .problems
+                .push(format!("reference `{}` failed: {e}", spec.reference));
             report.status = CheckStatus::Fail;
             return report;
         }
     };
     for buf in manifest.buffers.iter().filter(|b| b.output) {
-        let mut counts = BufferCheck { buffer: buf.name.clone(), compared: 0, mismatched: 0, ignored: 0 };
+        let mut counts = BufferCheck {
+            buffer: buf.name.clone(),
+            compared: 0,
+            mismatched: 0,
+            ignored: 0,
+        };
         let Some(got) = outputs.get(buf.name.as_str()) else {
-            report.problems.push(format!("output buffer `{}` was not given", buf.name));
+            report
+                .problems
+                .push(format!("output buffer `{}` was not given", buf.name));
             continue;
         };
         if got.len() as u64 != buf.bytes() {
-            report.problems.push(format!("output `{}` has {} bytes, expected {}", buf.name, got.len(), buf.bytes()));
+            report.problems.push(format!(
+                "output `{}` has {} bytes, expected {}",
+                buf.name,
+                got.len(),
+                buf.bytes()
+            ));
             continue;
         }
         let exp = expected.iter().find(|e| e.buffer == buf.name);
@@ -142,7 +164,11 @@ pub(crate) fn check(manifest: &Manifest, inputs: &[InitData], outputs: &BTreeMap
         report.buffers.push(counts);
     }
     let failed = !report.problems.is_empty() || report.buffers.iter().any(|b| b.mismatched > 0);
-    report.status = if failed { CheckStatus::Fail } else { CheckStatus::Pass };
+    report.status = if failed {
+        CheckStatus::Fail
+    } else {
+        CheckStatus::Pass
+    };
     report
 }
 
@@ -156,12 +182,18 @@ impl fmt::Display for CheckReport {
         write!(f, "{verdict} {}", self.workload)?;
         match (&self.reference, self.compare) {
             (Some(r), Some(Compare::Bitwise)) => write!(f, " (reference `{r}`, bitwise)")?,
-            (Some(r), Some(Compare::Tolerance(t))) => write!(f, " (reference `{r}`, tolerance {t:e})")?,
+            (Some(r), Some(Compare::Tolerance(t))) => {
+                write!(f, " (reference `{r}`, tolerance {t:e})")?
+            }
             _ => {}
         }
         writeln!(f)?;
         for b in &self.buffers {
-            writeln!(f, "  {}: {} compared, {} mismatched, {} ignored", b.buffer, b.compared, b.mismatched, b.ignored)?;
+            writeln!(
+                f,
+                "  {}: {} compared, {} mismatched, {} ignored",
+                b.buffer, b.compared, b.mismatched, b.ignored
+            )?;
         }
         for m in &self.mismatches {
             let w = 2 * m.dtype.size();
@@ -191,7 +223,17 @@ mod tests {
         assert!(equal(t, DType::F32, Value::Float(0.0), bits(0.0009))); // absolute floor
         assert!(!equal(t, DType::F32, Value::Float(0.0), bits(0.0011)));
         assert!(equal(t, DType::F32, Value::Float(f64::NAN), bits(f32::NAN)));
-        assert!(equal(Compare::Bitwise, DType::S32, Value::Int(-1), 0xffff_ffff));
-        assert!(!equal(Compare::Bitwise, DType::F32, Value::Float(0.0), bits(-0.0)));
+        assert!(equal(
+            Compare::Bitwise,
+            DType::S32,
+            Value::Int(-1),
+            0xffff_ffff
+        ));
+        assert!(!equal(
+            Compare::Bitwise,
+            DType::F32,
+            Value::Float(0.0),
+            bits(-0.0)
+        ));
     }
 }

@@ -13,7 +13,10 @@ pub enum InitData {
     Dense(Vec<u8>),
     /// `len` bytes of zeros overwritten by `writes`: (byte offset, bytes), sorted by offset and
     /// non-overlapping.
-    Sparse { len: u64, writes: Vec<(u64, Vec<u8>)> },
+    Sparse {
+        len: u64,
+        writes: Vec<(u64, Vec<u8>)>,
+    },
 }
 
 /// Granularity at which [`InitData::chunks`] skips all-zero stretches of a dense buffer.
@@ -25,7 +28,10 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 impl InitData {
     /// All zeros, stored as nothing.
     pub fn zeros(len: u64) -> Self {
-        InitData::Sparse { len, writes: Vec::new() }
+        InitData::Sparse {
+            len,
+            writes: Vec::new(),
+        }
     }
 
     /// Length in bytes.
@@ -47,7 +53,9 @@ impl InitData {
                     .filter(|(_, c)| c.iter().any(|&b| b != 0))
                     .map(|(i, c)| ((i * DENSE_CHUNK) as u64, c)),
             ),
-            InitData::Sparse { writes, .. } => Box::new(writes.iter().map(|(o, b)| (*o, b.as_slice()))),
+            InitData::Sparse { writes, .. } => {
+                Box::new(writes.iter().map(|(o, b)| (*o, b.as_slice())))
+            }
         }
     }
 
@@ -143,11 +151,17 @@ mod tests {
 
     #[test]
     fn sparse_read_and_chunks() {
-        let d = InitData::Sparse { len: 16, writes: vec![(2, vec![1, 2]), (8, vec![9])] };
+        let d = InitData::Sparse {
+            len: 16,
+            writes: vec![(2, vec![1, 2]), (8, vec![9])],
+        };
         let mut out = [0xffu8; 6];
         d.read(1, &mut out);
         assert_eq!(out, [0, 1, 2, 0, 0, 0]);
-        assert_eq!(d.to_vec(), vec![0, 0, 1, 2, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            d.to_vec(),
+            vec![0, 0, 1, 2, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]
+        );
         assert_eq!(d.chunks().count(), 2);
         let mut tail = [7u8; 4];
         d.read(14, &mut tail);

@@ -57,22 +57,6 @@ impl fmt::Display for Value {
 }
 
 impl DType {
-    /// All dtypes, in the manifest's documented order.
-    pub const ALL: [DType; 12] = [
-        DType::U8,
-        DType::S8,
-        DType::U16,
-        DType::S16,
-        DType::U32,
-        DType::S32,
-        DType::U64,
-        DType::S64,
-        DType::F16,
-        DType::Bf16,
-        DType::F32,
-        DType::F64,
-    ];
-
     /// Size of one element in bytes.
     pub fn size(self) -> usize {
         match self {
@@ -247,12 +231,20 @@ fn round_to_format(v: f64, ebits: u32, mbits: u32) -> u64 {
 
 /// Exact value of a bit pattern in the binary format of [`round_to_format`].
 fn decode_format(bits: u64, ebits: u32, mbits: u32) -> f64 {
-    let sign = if (bits >> (ebits + mbits)) & 1 == 1 { -1.0 } else { 1.0 };
+    let sign = if (bits >> (ebits + mbits)) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
     let exp = ((bits >> mbits) & ((1u64 << ebits) - 1)) as i32;
     let mant = bits & ((1u64 << mbits) - 1);
     let bias = (1i32 << (ebits - 1)) - 1;
     if exp == (1 << ebits) - 1 {
-        return if mant == 0 { sign * f64::INFINITY } else { f64::NAN };
+        return if mant == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
     }
     let (m, e) = if exp == 0 {
         (mant as f64, 1 - bias - mbits as i32)

@@ -62,7 +62,10 @@ impl fmt::Display for ManifestError {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{}: cannot read the manifest: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Manifest(Box<ManifestError>),
     #[error("no bundled workload named `{name}` (see `bundled_names()`; {count} bundled)")]
@@ -87,7 +90,12 @@ pub(crate) struct Locator<'a> {
 
 impl Locator<'_> {
     /// A located error at byte span `span` of the source.
-    pub fn error(&self, kind: ErrorKind, span: Range<usize>, message: impl Into<String>) -> LoadError {
+    pub fn error(
+        &self,
+        kind: ErrorKind,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> LoadError {
         let (line, column) = line_column(self.src, span.start);
         LoadError::Manifest(Box::new(ManifestError {
             kind,
@@ -135,8 +143,14 @@ pub(crate) fn line_column(src: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
     let before = &src.as_bytes()[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 
@@ -151,7 +165,8 @@ pub(crate) fn key_path_at(src: &str, offset: usize) -> String {
 fn walk_table(table: &DeTable<'_>, offset: usize, path: &mut String) -> bool {
     for (key, value) in table.iter() {
         let in_key = key.span().contains(&offset);
-        let in_value = value.span().contains(&offset) || value.span().end == offset && offset > value.span().start;
+        let in_value = value.span().contains(&offset)
+            || value.span().end == offset && offset > value.span().start;
         if in_key || in_value || spans_table_body(value.get_ref(), offset) {
             if !path.is_empty() {
                 path.push('.');
@@ -171,7 +186,9 @@ fn walk_table(table: &DeTable<'_>, offset: usize, path: &mut String) -> bool {
 fn spans_table_body(value: &DeValue<'_>, offset: usize) -> bool {
     match value {
         DeValue::Table(t) => t.iter().any(|(k, v)| {
-            k.span().contains(&offset) || v.span().contains(&offset) || spans_table_body(v.get_ref(), offset)
+            k.span().contains(&offset)
+                || v.span().contains(&offset)
+                || spans_table_body(v.get_ref(), offset)
         }),
         DeValue::Array(a) => a
             .iter()
@@ -215,9 +232,18 @@ mod tests {
     fn key_paths() {
         let src = "name = \"x\"\ngrid = [1, 2, 3]\n[[buffer]]\nname = \"a\"\n[[buffer]]\nname = \"b\"\ninit = { uniform = [1, 0] }\n[check]\nreference = \"r\"\n";
         assert_eq!(key_path_at(src, src.find("[1, 2").unwrap() + 4), "grid[1]");
-        assert_eq!(key_path_at(src, src.find("\"b\"").unwrap()), "buffer[1].name");
-        assert_eq!(key_path_at(src, src.find("[1, 0]").unwrap()), "buffer[1].init.uniform");
-        assert_eq!(key_path_at(src, src.find("reference").unwrap()), "check.reference");
+        assert_eq!(
+            key_path_at(src, src.find("\"b\"").unwrap()),
+            "buffer[1].name"
+        );
+        assert_eq!(
+            key_path_at(src, src.find("[1, 0]").unwrap()),
+            "buffer[1].init.uniform"
+        );
+        assert_eq!(
+            key_path_at(src, src.find("reference").unwrap()),
+            "check.reference"
+        );
         assert_eq!(key_path_at(src, 0), "name");
     }
 }

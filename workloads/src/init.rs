@@ -40,12 +40,32 @@ pub enum CsrPart {
 pub enum Init {
     Zeros,
     Const(Value),
-    Iota { start: Value, step: Value },
-    Uniform { lo: Value, hi: Value, seed: u64 },
-    Chase { footprint: u64, stride: u64, seed: u64 },
-    Csr { rows: u64, cols: u64, nnz: u64, part: CsrPart, seed: u64 },
+    Iota {
+        start: Value,
+        step: Value,
+    },
+    Uniform {
+        lo: Value,
+        hi: Value,
+        seed: u64,
+    },
+    Chase {
+        footprint: u64,
+        stride: u64,
+        seed: u64,
+    },
+    Csr {
+        rows: u64,
+        cols: u64,
+        nnz: u64,
+        part: CsrPart,
+        seed: u64,
+    },
     /// Contents read from `path` (relative to the manifest) at load time.
-    File { path: String, bytes: Vec<u8> },
+    File {
+        path: String,
+        bytes: Vec<u8>,
+    },
 }
 
 impl Init {
@@ -64,22 +84,32 @@ impl Init {
                 }
             }
             Init::Iota { start, step } => dense(dtype, len, |i| match (start, step) {
-                (Value::Int(a), Value::Int(d)) if !dtype.is_float() => dtype.encode_int(a + i as i128 * d),
+                (Value::Int(a), Value::Int(d)) if !dtype.is_float() => {
+                    dtype.encode_int(a + i as i128 * d)
+                }
                 _ => dtype.encode_f64(start.as_f64() + i as f64 * step.as_f64()),
             }),
             Init::Uniform { lo, hi, seed } => {
                 let mut rng = Rng::new(*seed);
                 match (lo, hi) {
                     (Value::Int(a), Value::Int(b)) if !dtype.is_float() => {
-                        dense(dtype, len, |_| dtype.encode_int(rng.range_inclusive(*a, *b)))
+                        dense(dtype, len, |_| {
+                            dtype.encode_int(rng.range_inclusive(*a, *b))
+                        })
                     }
                     _ => {
                         let (a, b) = (lo.as_f64(), hi.as_f64());
-                        dense(dtype, len, |_| dtype.encode_f64(a + (b - a) * rng.unit_f64()))
+                        dense(dtype, len, |_| {
+                            dtype.encode_f64(a + (b - a) * rng.unit_f64())
+                        })
                     }
                 }
             }
-            Init::Chase { footprint, stride, seed } => {
+            Init::Chase {
+                footprint,
+                stride,
+                seed,
+            } => {
                 let next = single_cycle(footprint / stride, *seed);
                 let writes = next
                     .iter()
@@ -90,9 +120,18 @@ impl Init {
                         (k as u64 * stride, b)
                     })
                     .collect();
-                InitData::Sparse { len: len * size, writes }
+                InitData::Sparse {
+                    len: len * size,
+                    writes,
+                }
             }
-            Init::Csr { rows, cols, nnz, part, seed } => {
+            Init::Csr {
+                rows,
+                cols,
+                nnz,
+                part,
+                seed,
+            } => {
                 let pattern = csr_pattern(*rows, *cols, *nnz, *seed);
                 let values: Vec<u64> = match part {
                     CsrPart::RowPtr => pattern.row_ptr,
@@ -166,30 +205,62 @@ mod tests {
     use proptest::prelude::*;
 
     fn elems(d: &InitData, dtype: DType) -> Vec<Value> {
-        d.to_vec().chunks(dtype.size()).map(|c| dtype.decode(dtype.read_bits(c))).collect()
+        d.to_vec()
+            .chunks(dtype.size())
+            .map(|c| dtype.decode(dtype.read_bits(c)))
+            .collect()
     }
 
     #[test]
     fn iota_and_const() {
-        let d = Init::Iota { start: Value::Int(250), step: Value::Int(3) }.generate(DType::U8, 3);
+        let d = Init::Iota {
+            start: Value::Int(250),
+            step: Value::Int(3),
+        }
+        .generate(DType::U8, 3);
         assert_eq!(d.to_vec(), vec![250, 253, 0]); // wraps
-        let f = Init::Iota { start: Value::Float(0.5), step: Value::Float(0.25) }.generate(DType::F32, 3);
-        assert_eq!(elems(&f, DType::F32), vec![Value::Float(0.5), Value::Float(0.75), Value::Float(1.0)]);
-        assert_eq!(Init::Const(Value::Int(0)).generate(DType::S32, 1 << 30).chunks().count(), 0);
-        assert_eq!(Init::Const(Value::Float(1.0)).generate(DType::F16, 2).to_vec(), vec![0, 0x3c, 0, 0x3c]);
+        let f = Init::Iota {
+            start: Value::Float(0.5),
+            step: Value::Float(0.25),
+        }
+        .generate(DType::F32, 3);
+        assert_eq!(
+            elems(&f, DType::F32),
+            vec![Value::Float(0.5), Value::Float(0.75), Value::Float(1.0)]
+        );
+        assert_eq!(
+            Init::Const(Value::Int(0))
+                .generate(DType::S32, 1 << 30)
+                .chunks()
+                .count(),
+            0
+        );
+        assert_eq!(
+            Init::Const(Value::Float(1.0))
+                .generate(DType::F16, 2)
+                .to_vec(),
+            vec![0, 0x3c, 0, 0x3c]
+        );
     }
 
     #[test]
     fn chase_small_by_hand() {
         // 4 slots of 16 bytes over u32: indices are multiples of 4
-        let d = Init::Chase { footprint: 64, stride: 16, seed: 1 }.generate(DType::U32, 32);
+        let d = Init::Chase {
+            footprint: 64,
+            stride: 16,
+            seed: 1,
+        }
+        .generate(DType::U32, 32);
         assert_eq!(d.len_bytes(), 128);
         let v = elems(&d, DType::U32);
         let mut slot = 0usize;
         let mut seen = vec![];
         for _ in 0..4 {
             seen.push(slot);
-            let Value::Int(next) = v[slot * 4] else { unreachable!() };
+            let Value::Int(next) = v[slot * 4] else {
+                unreachable!()
+            };
             slot = next as usize / 4;
         }
         assert_eq!(slot, 0);

@@ -70,7 +70,11 @@ pub enum Arg {
     Buffer { index: usize },
     /// An immediate value: `bits` are its little-endian bits in `dtype`. `name` lets references
     /// refer to it.
-    Scalar { dtype: DType, bits: u64, name: Option<String> },
+    Scalar {
+        dtype: DType,
+        bits: u64,
+        name: Option<String>,
+    },
     /// A `CUtensorMap` passed by value (128 bytes, `.param .align 64 .b8 p[128]`).
     TensorMap(TensorMap),
 }
@@ -282,7 +286,9 @@ impl<'de> Deserialize<'de> for RawInit {
         impl<'de> Visitor<'de> for V {
             type Value = RawInit;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("\"zeros\" or a table with one of const, iota, uniform, chase, csr, file")
+                f.write_str(
+                    "\"zeros\" or a table with one of const, iota, uniform, chase, csr, file",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<RawInit, E> {
                 if s == "zeros" {
@@ -292,7 +298,8 @@ impl<'de> Deserialize<'de> for RawInit {
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<RawInit, A::Error> {
-                RawInitTable::deserialize(de::value::MapAccessDeserializer::new(m)).map(|t| RawInit::Table(Box::new(t)))
+                RawInitTable::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(|t| RawInit::Table(Box::new(t)))
             }
         }
         d.deserialize_any(V)
@@ -318,7 +325,9 @@ impl<'de> Deserialize<'de> for Num {
                 Ok(Num::Int(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
-                i64::try_from(v).map(Num::Int).map_err(|_| E::custom("integer out of range"))
+                i64::try_from(v)
+                    .map(Num::Int)
+                    .map_err(|_| E::custom("integer out of range"))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
                 Ok(Num::Float(v))
@@ -352,47 +361,95 @@ pub(crate) fn parse(
     let cluster = raw.cluster.as_ref().map(|c| v.dims(c)).transpose()?;
     if let (Some(c), Some(raw_c)) = (cluster, &raw.cluster) {
         if (0..3).any(|i| grid[i] % c[i] != 0) {
-            return Err(loc.at(ErrorKind::Value, raw_c, format!("cluster {c:?} does not divide grid {grid:?}")));
+            return Err(loc.at(
+                ErrorKind::Value,
+                raw_c,
+                format!("cluster {c:?} does not divide grid {grid:?}"),
+            ));
         }
     }
 
-    let ptx_bytes = read(raw.ptx.get_ref())
-        .map_err(|e| loc.at(ErrorKind::File, &raw.ptx, format!("cannot read PTX `{}`: {e}", raw.ptx.get_ref())))?;
+    let ptx_bytes = read(raw.ptx.get_ref()).map_err(|e| {
+        loc.at(
+            ErrorKind::File,
+            &raw.ptx,
+            format!("cannot read PTX `{}`: {e}", raw.ptx.get_ref()),
+        )
+    })?;
     let ptx = String::from_utf8(ptx_bytes)
         .map_err(|_| loc.at(ErrorKind::File, &raw.ptx, "PTX file is not UTF-8 text"))?;
     let entry = ptx::find_entry(&ptx, raw.entry.get_ref()).ok_or_else(|| {
-        loc.at(ErrorKind::Ptx, &raw.entry, format!("no `.entry {}(` in `{}`", raw.entry.get_ref(), raw.ptx.get_ref()))
+        loc.at(
+            ErrorKind::Ptx,
+            &raw.entry,
+            format!(
+                "no `.entry {}(` in `{}`",
+                raw.entry.get_ref(),
+                raw.ptx.get_ref()
+            ),
+        )
     })?;
 
     let mut buffers: Vec<BufferSpec> = Vec::new();
     for b in &raw.buffers {
         if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
-            return Err(loc.at(ErrorKind::Value, &b.name, format!("buffer `{}` declared twice", b.name.get_ref())));
+            return Err(loc.at(
+                ErrorKind::Value,
+                &b.name,
+                format!("buffer `{}` declared twice", b.name.get_ref()),
+            ));
         }
         buffers.push(v.buffer(b)?);
     }
     let find_buffer = |name: &Spanned<String>| {
-        buffers.iter().position(|b| b.name == *name.get_ref()).ok_or_else(|| {
-            let known: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
-            loc.at(ErrorKind::UnknownBuffer, name, format!("no buffer named `{}` (declared: {})", name.get_ref(), known.join(", ")))
-        })
+        buffers
+            .iter()
+            .position(|b| b.name == *name.get_ref())
+            .ok_or_else(|| {
+                let known: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+                loc.at(
+                    ErrorKind::UnknownBuffer,
+                    name,
+                    format!(
+                        "no buffer named `{}` (declared: {})",
+                        name.get_ref(),
+                        known.join(", ")
+                    ),
+                )
+            })
     };
 
     let mut args = Vec::new();
     for a in &raw.args {
-        let arg = match (&a.get_ref().buffer, &a.get_ref().scalar, &a.get_ref().tensor_map) {
-            (Some(b), None, None) => Arg::Buffer { index: find_buffer(b)? },
+        let arg = match (
+            &a.get_ref().buffer,
+            &a.get_ref().scalar,
+            &a.get_ref().tensor_map,
+        ) {
+            (Some(b), None, None) => Arg::Buffer {
+                index: find_buffer(b)?,
+            },
             (None, Some(s), None) => v.scalar(s)?,
-            (None, None, Some(t)) => Arg::TensorMap(v.tensor_map(t, find_buffer(&t.get_ref().buffer)?, &buffers)?),
+            (None, None, Some(t)) => {
+                Arg::TensorMap(v.tensor_map(t, find_buffer(&t.get_ref().buffer)?, &buffers)?)
+            }
             _ => {
-                return Err(loc.at(ErrorKind::Type, a, "an [[arg]] needs exactly one of `buffer`, `scalar`, `tensor_map`"))
+                return Err(loc.at(
+                    ErrorKind::Type,
+                    a,
+                    "an [[arg]] needs exactly one of `buffer`, `scalar`, `tensor_map`",
+                ))
             }
         };
         args.push(arg);
     }
     check_args_against_ptx(loc, &raw, &args, &entry)?;
 
-    let check = raw.check.as_ref().map(|c| v.check(c, &buffers, &args)).transpose()?;
+    let check = raw
+        .check
+        .as_ref()
+        .map(|c| v.check(c, &buffers, &args))
+        .transpose()?;
     let manifest = Manifest {
         name: raw.name.into_inner(),
         description: raw.description,
@@ -407,12 +464,26 @@ pub(crate) fn parse(
         args,
         check,
     };
-    Ok(Parsed { manifest, ptx, entry })
+    Ok(Parsed {
+        manifest,
+        ptx,
+        entry,
+    })
 }
 
-fn check_args_against_ptx(loc: &Locator<'_>, raw: &RawManifest, args: &[Arg], entry: &PtxEntry) -> Result<(), LoadError> {
+fn check_args_against_ptx(
+    loc: &Locator<'_>,
+    raw: &RawManifest,
+    args: &[Arg],
+    entry: &PtxEntry,
+) -> Result<(), LoadError> {
     if args.len() != entry.params.len() {
-        let msg = format!("{} [[arg]] given, but `.entry {}` has {} parameters", args.len(), raw.entry.get_ref(), entry.params.len());
+        let msg = format!(
+            "{} [[arg]] given, but `.entry {}` has {} parameters",
+            args.len(),
+            raw.entry.get_ref(),
+            entry.params.len()
+        );
         return Err(match raw.args.get(entry.params.len()) {
             Some(extra) => loc.error(ErrorKind::Ptx, arg_span(extra.get_ref()), msg),
             None => loc.at(ErrorKind::Ptx, &raw.entry, msg),
@@ -436,7 +507,14 @@ fn check_args_against_ptx(loc: &Locator<'_>, raw: &RawManifest, args: &[Arg], en
                 Arg::TensorMap(_) => "a tensor map (128-byte .b8 array)".to_string(),
             };
             let arr = p.array.map(|n| format!("[{n}]")).unwrap_or_default();
-            return Err(loc.error(ErrorKind::Ptx, span, format!("{what} does not match PTX parameter `.{} {}{arr}`", p.ty, p.name)));
+            return Err(loc.error(
+                ErrorKind::Ptx,
+                span,
+                format!(
+                    "{what} does not match PTX parameter `.{} {}{arr}`",
+                    p.ty, p.name
+                ),
+            ));
         }
     }
     Ok(())
@@ -461,12 +539,18 @@ impl Validator<'_, '_> {
     fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>) -> Result<[u32; 3], LoadError> {
         let v = d.get_ref();
         if v.is_empty() || v.len() > 3 {
-            return Err(self.loc.at(ErrorKind::Value, d, format!("expected 1 to 3 dimensions, got {}", v.len())));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                d,
+                format!("expected 1 to 3 dimensions, got {}", v.len()),
+            ));
         }
         let mut out = [1u32; 3];
         for (i, x) in v.iter().enumerate() {
             if *x.get_ref() == 0 {
-                return Err(self.loc.at(ErrorKind::Value, x, "dimension must be at least 1"));
+                return Err(self
+                    .loc
+                    .at(ErrorKind::Value, x, "dimension must be at least 1"));
             }
             out[i] = *x.get_ref();
         }
@@ -477,10 +561,19 @@ impl Validator<'_, '_> {
         let dtype = *b.dtype.get_ref();
         let len = *b.len.get_ref();
         if len == 0 {
-            return Err(self.loc.at(ErrorKind::Value, &b.len, "buffer length must be at least 1 element"));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &b.len,
+                "buffer length must be at least 1 element",
+            ));
         }
-        if len.checked_mul(dtype.size() as u64).is_none_or(|bytes| bytes > 1 << 40) {
-            return Err(self.loc.at(ErrorKind::Value, &b.len, "buffer larger than 1 TiB"));
+        if len
+            .checked_mul(dtype.size() as u64)
+            .is_none_or(|bytes| bytes > 1 << 40)
+        {
+            return Err(self
+                .loc
+                .at(ErrorKind::Value, &b.len, "buffer larger than 1 TiB"));
         }
         let init = match &b.init {
             None => Init::Zeros,
@@ -489,7 +582,13 @@ impl Validator<'_, '_> {
                 RawInit::Table(t) => self.init(i, t, dtype, len)?,
             },
         };
-        Ok(BufferSpec { name: b.name.get_ref().clone(), dtype, len, init, output: b.output })
+        Ok(BufferSpec {
+            name: b.name.get_ref().clone(),
+            dtype,
+            len,
+            init,
+            output: b.output,
+        })
     }
 
     /// A number as a value of `dtype`: integers must be written as integers and fit.
@@ -497,42 +596,89 @@ impl Validator<'_, '_> {
         match (*n.get_ref(), dtype.int_range()) {
             (Num::Float(f), None) => Ok(Value::Float(f)),
             (Num::Int(i), None) => Ok(Value::Float(i as f64)),
-            (Num::Int(i), Some((lo, hi))) if (lo..=hi).contains(&(i as i128)) => Ok(Value::Int(i as i128)),
-            (Num::Int(i), Some((lo, hi))) => {
-                Err(self.loc.at(ErrorKind::DTypeMismatch, n, format!("{what} {i} does not fit {dtype} ({lo}..={hi})")))
+            (Num::Int(i), Some((lo, hi))) if (lo..=hi).contains(&(i as i128)) => {
+                Ok(Value::Int(i as i128))
             }
-            (Num::Float(f), Some(_)) => {
-                Err(self.loc.at(ErrorKind::DTypeMismatch, n, format!("{what} {f} is a float but the dtype is {dtype}")))
-            }
+            (Num::Int(i), Some((lo, hi))) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                n,
+                format!("{what} {i} does not fit {dtype} ({lo}..={hi})"),
+            )),
+            (Num::Float(f), Some(_)) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                n,
+                format!("{what} {f} is a float but the dtype is {dtype}"),
+            )),
         }
     }
 
-    fn init(&self, span: &Spanned<RawInit>, t: &RawInitTable, dtype: DType, len: u64) -> Result<Init, LoadError> {
+    fn init(
+        &self,
+        span: &Spanned<RawInit>,
+        t: &RawInitTable,
+        dtype: DType,
+        len: u64,
+    ) -> Result<Init, LoadError> {
         let loc = self.loc;
-        let kinds = [t.konst.is_some(), t.iota.is_some(), t.uniform.is_some(), t.chase.is_some(), t.csr.is_some(), t.file.is_some()];
+        let kinds = [
+            t.konst.is_some(),
+            t.iota.is_some(),
+            t.uniform.is_some(),
+            t.chase.is_some(),
+            t.csr.is_some(),
+            t.file.is_some(),
+        ];
         if kinds.iter().filter(|&&k| k).count() != 1 {
-            return Err(loc.at(ErrorKind::Type, span, "init needs exactly one of const, iota, uniform, chase, csr, file"));
+            return Err(loc.at(
+                ErrorKind::Type,
+                span,
+                "init needs exactly one of const, iota, uniform, chase, csr, file",
+            ));
         }
         let seed = t.seed.as_ref().map_or(0, |s| *s.get_ref());
-        if let (Some(s), false) = (&t.seed, t.uniform.is_some() || t.chase.is_some() || t.csr.is_some()) {
-            return Err(loc.at(ErrorKind::Value, s, "`seed` applies only to uniform, chase and csr"));
+        if let (Some(s), false) = (
+            &t.seed,
+            t.uniform.is_some() || t.chase.is_some() || t.csr.is_some(),
+        ) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                s,
+                "`seed` applies only to uniform, chase and csr",
+            ));
         }
         if let Some(c) = &t.konst {
             return Ok(Init::Const(self.typed(c, dtype, "const")?));
         }
         if let Some(io) = &t.iota {
             let io = io.get_ref();
-            return Ok(Init::Iota { start: self.typed(&io.start, dtype, "iota start")?, step: self.typed(&io.step, dtype, "iota step")? });
+            return Ok(Init::Iota {
+                start: self.typed(&io.start, dtype, "iota start")?,
+                step: self.typed(&io.step, dtype, "iota step")?,
+            });
         }
         if let Some(u) = &t.uniform {
             let [lo, hi] = u.get_ref().as_slice() else {
                 return Err(loc.at(ErrorKind::Value, u, "uniform needs [lo, hi]"));
             };
-            let (lo_v, hi_v) = (self.typed(lo, dtype, "uniform bound")?, self.typed(hi, dtype, "uniform bound")?);
-            if lo_v.as_f64() > hi_v.as_f64() || !lo_v.as_f64().is_finite() || !hi_v.as_f64().is_finite() {
-                return Err(loc.at(ErrorKind::Value, u, format!("uniform needs finite lo <= hi, got [{lo_v}, {hi_v}]")));
+            let (lo_v, hi_v) = (
+                self.typed(lo, dtype, "uniform bound")?,
+                self.typed(hi, dtype, "uniform bound")?,
+            );
+            if lo_v.as_f64() > hi_v.as_f64()
+                || !lo_v.as_f64().is_finite()
+                || !hi_v.as_f64().is_finite()
+            {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    u,
+                    format!("uniform needs finite lo <= hi, got [{lo_v}, {hi_v}]"),
+                ));
             }
-            return Ok(Init::Uniform { lo: lo_v, hi: hi_v, seed });
+            return Ok(Init::Uniform {
+                lo: lo_v,
+                hi: hi_v,
+                seed,
+            });
         }
         if let Some(c) = &t.chase {
             return self.chase(c, dtype, len, seed);
@@ -541,99 +687,230 @@ impl Validator<'_, '_> {
             return self.csr(c, dtype, len, seed);
         }
         let f = t.file.as_ref().expect("exactly one init kind is set");
-        let bytes = (self.read)(f.get_ref())
-            .map_err(|e| loc.at(ErrorKind::File, f, format!("cannot read `{}`: {e}", f.get_ref())))?;
+        let bytes = (self.read)(f.get_ref()).map_err(|e| {
+            loc.at(
+                ErrorKind::File,
+                f,
+                format!("cannot read `{}`: {e}", f.get_ref()),
+            )
+        })?;
         let want = len * dtype.size() as u64;
         if bytes.len() as u64 != want {
-            return Err(loc.at(ErrorKind::File, f, format!("`{}` has {} bytes; {len} x {dtype} needs {want}", f.get_ref(), bytes.len())));
+            return Err(loc.at(
+                ErrorKind::File,
+                f,
+                format!(
+                    "`{}` has {} bytes; {len} x {dtype} needs {want}",
+                    f.get_ref(),
+                    bytes.len()
+                ),
+            ));
         }
-        Ok(Init::File { path: f.get_ref().clone(), bytes })
+        Ok(Init::File {
+            path: f.get_ref().clone(),
+            bytes,
+        })
     }
 
-    fn index_dtype(&self, span: &Spanned<impl Sized>, dtype: DType, max_index: u64, what: &str) -> Result<(), LoadError> {
+    fn index_dtype(
+        &self,
+        span: &Spanned<impl Sized>,
+        dtype: DType,
+        max_index: u64,
+        what: &str,
+    ) -> Result<(), LoadError> {
         match dtype.int_range() {
             Some((_, hi)) if max_index as i128 <= hi => Ok(()),
-            Some(_) => Err(self.loc.at(ErrorKind::DTypeMismatch, span, format!("{what} index {max_index} does not fit {dtype}"))),
-            None => Err(self.loc.at(ErrorKind::DTypeMismatch, span, format!("{what} needs an integer dtype, not {dtype}"))),
+            Some(_) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                span,
+                format!("{what} index {max_index} does not fit {dtype}"),
+            )),
+            None => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                span,
+                format!("{what} needs an integer dtype, not {dtype}"),
+            )),
         }
     }
 
-    fn chase(&self, c: &Spanned<RawChase>, dtype: DType, len: u64, seed: u64) -> Result<Init, LoadError> {
+    fn chase(
+        &self,
+        c: &Spanned<RawChase>,
+        dtype: DType,
+        len: u64,
+        seed: u64,
+    ) -> Result<Init, LoadError> {
         let loc = self.loc;
         let (fp, st) = (&c.get_ref().footprint, &c.get_ref().stride);
         let (footprint, stride) = (*fp.get_ref(), *st.get_ref());
         let size = dtype.size() as u64;
         if stride == 0 || stride % size != 0 {
-            return Err(loc.at(ErrorKind::Value, st, format!("chase stride must be a positive multiple of the {size}-byte element")));
+            return Err(loc.at(
+                ErrorKind::Value,
+                st,
+                format!("chase stride must be a positive multiple of the {size}-byte element"),
+            ));
         }
         if footprint == 0 || footprint % stride != 0 {
-            return Err(loc.at(ErrorKind::Value, fp, format!("chase footprint {footprint} is not a positive multiple of the stride {stride}")));
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase footprint {footprint} is not a positive multiple of the stride {stride}"
+                ),
+            ));
         }
         if footprint > len * size {
-            return Err(loc.at(ErrorKind::Value, fp, format!("chase footprint {footprint} exceeds the buffer's {} bytes", len * size)));
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase footprint {footprint} exceeds the buffer's {} bytes",
+                    len * size
+                ),
+            ));
         }
         if footprint / stride > MAX_CHASE_SLOTS {
-            return Err(loc.at(ErrorKind::Value, fp, format!("chase has {} slots; at most {MAX_CHASE_SLOTS}", footprint / stride)));
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase has {} slots; at most {MAX_CHASE_SLOTS}",
+                    footprint / stride
+                ),
+            ));
         }
         self.index_dtype(c, dtype, footprint / size - 1, "chase")?;
-        Ok(Init::Chase { footprint, stride, seed })
+        Ok(Init::Chase {
+            footprint,
+            stride,
+            seed,
+        })
     }
 
-    fn csr(&self, c: &Spanned<RawCsr>, dtype: DType, len: u64, seed: u64) -> Result<Init, LoadError> {
+    fn csr(
+        &self,
+        c: &Spanned<RawCsr>,
+        dtype: DType,
+        len: u64,
+        seed: u64,
+    ) -> Result<Init, LoadError> {
         let r = c.get_ref();
         let (rows, cols, nnz) = (*r.rows.get_ref(), *r.cols.get_ref(), *r.nnz.get_ref());
         if rows == 0 || cols == 0 || rows > 1 << 26 || cols > 1 << 32 {
-            return Err(self.loc.at(ErrorKind::Value, c, "csr needs 1 <= rows <= 2^26 and 1 <= cols <= 2^32"));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                c,
+                "csr needs 1 <= rows <= 2^26 and 1 <= cols <= 2^32",
+            ));
         }
         if rows.checked_mul(cols).is_none_or(|cap| nnz > cap) || nnz > 1 << 28 {
-            return Err(self.loc.at(ErrorKind::Value, &r.nnz, format!("nnz {nnz} exceeds rows x cols or 2^28")));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &r.nnz,
+                format!("nnz {nnz} exceeds rows x cols or 2^28"),
+            ));
         }
         let (want, max) = match r.part {
             CsrPart::RowPtr => (rows + 1, nnz),
             CsrPart::ColIdx => (nnz, cols - 1),
         };
         if len != want {
-            return Err(self.loc.at(ErrorKind::Value, c, format!("this csr part has {want} elements but the buffer len is {len}")));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                c,
+                format!("this csr part has {want} elements but the buffer len is {len}"),
+            ));
         }
         self.index_dtype(c, dtype, max, "csr")?;
-        Ok(Init::Csr { rows, cols, nnz, part: r.part, seed })
+        Ok(Init::Csr {
+            rows,
+            cols,
+            nnz,
+            part: r.part,
+            seed,
+        })
     }
 
     fn scalar(&self, s: &Spanned<RawScalar>) -> Result<Arg, LoadError> {
         let r = s.get_ref();
         let dtype = *r.dtype.get_ref();
         let value = self.typed(&r.value, dtype, "scalar")?;
-        Ok(Arg::Scalar { dtype, bits: dtype.encode(value), name: r.name.clone() })
+        Ok(Arg::Scalar {
+            dtype,
+            bits: dtype.encode(value),
+            name: r.name.clone(),
+        })
     }
 
-    fn tensor_map(&self, t: &Spanned<RawTensorMap>, buffer: usize, buffers: &[BufferSpec]) -> Result<TensorMap, LoadError> {
+    fn tensor_map(
+        &self,
+        t: &Spanned<RawTensorMap>,
+        buffer: usize,
+        buffers: &[BufferSpec],
+    ) -> Result<TensorMap, LoadError> {
         let loc = self.loc;
         let r = t.get_ref();
         let dims = r.dims.get_ref().clone();
         let rank = dims.len();
         if !(1..=5).contains(&rank) || dims.contains(&0) {
-            return Err(loc.at(ErrorKind::Value, &r.dims, "tensor map needs 1 to 5 non-zero dims"));
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.dims,
+                "tensor map needs 1 to 5 non-zero dims",
+            ));
         }
         let strides = r.strides.get_ref().clone();
         if strides.len() != rank - 1 || strides.iter().any(|s| s % 16 != 0) {
-            return Err(loc.at(ErrorKind::Value, &r.strides, format!("tensor map needs {} byte strides, each a multiple of 16", rank - 1)));
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.strides,
+                format!(
+                    "tensor map needs {} byte strides, each a multiple of 16",
+                    rank - 1
+                ),
+            ));
         }
         let box_dims = r.box_dims.get_ref().clone();
         if box_dims.len() != rank || box_dims.iter().any(|&b| b == 0 || b > 256) {
-            return Err(loc.at(ErrorKind::Value, &r.box_dims, format!("tensor map needs {rank} box sizes in 1..=256")));
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.box_dims,
+                format!("tensor map needs {rank} box sizes in 1..=256"),
+            ));
         }
         let elem_strides = match &r.elem_strides {
-            Some(e) if e.get_ref().len() != rank || e.get_ref().iter().any(|&s| s == 0 || s > 8) => {
-                return Err(loc.at(ErrorKind::Value, e, format!("tensor map needs {rank} element strides in 1..=8")));
+            Some(e)
+                if e.get_ref().len() != rank || e.get_ref().iter().any(|&s| s == 0 || s > 8) =>
+            {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    e,
+                    format!("tensor map needs {rank} element strides in 1..=8"),
+                ));
             }
             Some(e) => e.get_ref().clone(),
             None => vec![1; rank],
         };
         let dtype = *r.dtype.get_ref();
         let elem = dtype.size() as u64;
-        let extent = dims[0] * elem + dims[1..].iter().zip(&strides).map(|(d, s)| (d - 1) * s).sum::<u64>();
+        let extent = dims[0] * elem
+            + dims[1..]
+                .iter()
+                .zip(&strides)
+                .map(|(d, s)| (d - 1) * s)
+                .sum::<u64>();
         if extent > buffers[buffer].bytes() {
-            return Err(loc.at(ErrorKind::Value, &r.dims, format!("tensor map spans {extent} bytes but buffer `{}` has {}", buffers[buffer].name, buffers[buffer].bytes())));
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.dims,
+                format!(
+                    "tensor map spans {extent} bytes but buffer `{}` has {}",
+                    buffers[buffer].name,
+                    buffers[buffer].bytes()
+                ),
+            ));
         }
         Ok(TensorMap {
             buffer,
@@ -649,19 +926,34 @@ impl Validator<'_, '_> {
         })
     }
 
-    fn check(&self, c: &Spanned<RawCheck>, buffers: &[BufferSpec], args: &[Arg]) -> Result<CheckSpec, LoadError> {
+    fn check(
+        &self,
+        c: &Spanned<RawCheck>,
+        buffers: &[BufferSpec],
+        args: &[Arg],
+    ) -> Result<CheckSpec, LoadError> {
         let loc = self.loc;
         let r = c.get_ref();
         let compare = match (&r.tolerance, &r.bitwise) {
             (Some(t), None) if *t.get_ref() >= 0.0 => Compare::Tolerance(*t.get_ref()),
             (Some(t), None) => return Err(loc.at(ErrorKind::Value, t, "tolerance must be >= 0")),
             (None, Some(b)) if *b.get_ref() => Compare::Bitwise,
-            _ => return Err(loc.at(ErrorKind::Value, c, "[check] needs exactly one of `tolerance = x` or `bitwise = true`")),
+            _ => {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    c,
+                    "[check] needs exactly one of `tolerance = x` or `bitwise = true`",
+                ))
+            }
         };
         let name = r.reference.get_ref();
         let reference = reference::find(name).ok_or_else(|| {
             let known: Vec<&str> = reference::references().iter().map(|r| r.name).collect();
-            loc.at(ErrorKind::Reference, &r.reference, format!("unknown reference `{name}` (known: {})", known.join(", ")))
+            loc.at(
+                ErrorKind::Reference,
+                &r.reference,
+                format!("unknown reference `{name}` (known: {})", known.join(", ")),
+            )
         })?;
         let scalar_names: Vec<&str> = args
             .iter()
@@ -670,18 +962,33 @@ impl Validator<'_, '_> {
                 _ => None,
             })
             .collect();
-        let need = |what: &str, names: &[&str], have: &dyn Fn(&str) -> bool| -> Result<(), LoadError> {
-            match names.iter().find(|n| !have(n)) {
-                Some(missing) => Err(loc.at(ErrorKind::Reference, &r.reference, format!("reference `{name}` needs {what} `{missing}`"))),
-                None => Ok(()),
-            }
-        };
-        need("an input buffer", reference.inputs, &|n| buffers.iter().any(|b| b.name == n))?;
+        let need =
+            |what: &str, names: &[&str], have: &dyn Fn(&str) -> bool| -> Result<(), LoadError> {
+                match names.iter().find(|n| !have(n)) {
+                    Some(missing) => Err(loc.at(
+                        ErrorKind::Reference,
+                        &r.reference,
+                        format!("reference `{name}` needs {what} `{missing}`"),
+                    )),
+                    None => Ok(()),
+                }
+            };
+        need("an input buffer", reference.inputs, &|n| {
+            buffers.iter().any(|b| b.name == n)
+        })?;
         let is_output = |n: &str| buffers.iter().any(|b| b.name == n && b.output);
         need("an output buffer", reference.outputs, &is_output)?;
         need("an output buffer", reference.timing, &is_output)?;
-        need("a scalar arg named", reference.scalars, &|n| scalar_names.contains(&n))?;
-        need("[check.params] key", reference.params, &|n| r.params.contains_key(n))?;
-        Ok(CheckSpec { reference: name.clone(), compare, params: r.params.clone() })
+        need("a scalar arg named", reference.scalars, &|n| {
+            scalar_names.contains(&n)
+        })?;
+        need("[check.params] key", reference.params, &|n| {
+            r.params.contains_key(n)
+        })?;
+        Ok(CheckSpec {
+            reference: name.clone(),
+            compare,
+            params: r.params.clone(),
+        })
     }
 }

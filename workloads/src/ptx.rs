@@ -45,7 +45,9 @@ pub fn find_entry(ptx: &str, name: &str) -> Option<PtxEntry> {
     let start = ptx.match_indices(".entry").find_map(|(i, _)| {
         let rest = ptx[i + ".entry".len()..].trim_start();
         let rest = rest.strip_prefix(name)?;
-        rest.trim_start().starts_with('(').then(|| ptx.len() - rest.trim_start().len())
+        rest.trim_start()
+            .starts_with('(')
+            .then(|| ptx.len() - rest.trim_start().len())
     })?;
     let close = start + ptx[start..].find(')')?;
     let params = ptx[start + 1..close]
@@ -60,7 +62,9 @@ pub fn find_entry(ptx: &str, name: &str) -> Option<PtxEntry> {
     let body = &ptx[body_start..body_end];
     Some(PtxEntry {
         params,
-        maxntid: directive(header, ".maxntid").or_else(|| directive(header, ".reqntid")).map(dims3),
+        maxntid: directive(header, ".maxntid")
+            .or_else(|| directive(header, ".reqntid"))
+            .map(dims3),
         minnctapersm: directive(header, ".minnctapersm").and_then(|v| v.first().copied()),
         maxnreg: directive(header, ".maxnreg").and_then(|v| v.first().copied()),
         reqnctapercluster: directive(header, ".reqnctapercluster").map(dims3),
@@ -76,13 +80,21 @@ fn parse_param(text: &str) -> Option<PtxParam> {
     let ty = tokens
         .iter()
         .filter_map(|t| t.strip_prefix('.'))
-        .find(|t| t.len() >= 2 && matches!(&t[..1], "u" | "s" | "b" | "f") && t[1..].chars().all(|c| c.is_ascii_digit()))?;
+        .find(|t| {
+            t.len() >= 2
+                && matches!(&t[..1], "u" | "s" | "b" | "f")
+                && t[1..].chars().all(|c| c.is_ascii_digit())
+        })?;
     let last = tokens.last()?;
     let (name, array) = match last.find('[') {
         Some(i) => (&last[..i], last[i + 1..].trim_end_matches(']').parse().ok()),
         None => (*last, None),
     };
-    Some(PtxParam { name: name.to_string(), ty: ty.to_string(), array })
+    Some(PtxParam {
+        name: name.to_string(),
+        ty: ty.to_string(),
+        array,
+    })
 }
 
 fn matching_brace(text: &str, open: usize) -> Option<usize> {
@@ -105,7 +117,8 @@ fn matching_brace(text: &str, open: usize) -> Option<usize> {
 /// Numbers after a directive on its line: `.maxntid 256, 1, 1` gives [256, 1, 1].
 fn directive(header: &str, name: &str) -> Option<Vec<u32>> {
     let line = header.lines().map(str::trim).find(|l| {
-        l.strip_prefix(name).is_some_and(|rest| rest.starts_with(char::is_whitespace))
+        l.strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with(char::is_whitespace))
     })?;
     let nums = line[name.len()..]
         .split(|c: char| c == ',' || c.is_whitespace())
@@ -117,7 +130,11 @@ fn directive(header: &str, name: &str) -> Option<Vec<u32>> {
 }
 
 fn dims3(v: Vec<u32>) -> [u32; 3] {
-    [v.first().copied().unwrap_or(1), v.get(1).copied().unwrap_or(1), v.get(2).copied().unwrap_or(1)]
+    [
+        v.first().copied().unwrap_or(1),
+        v.get(1).copied().unwrap_or(1),
+        v.get(2).copied().unwrap_or(1),
+    ]
 }
 
 fn declared_regs32(body: &str) -> u32 {
@@ -192,7 +209,14 @@ mod tests {
     fn reads_params_and_directives() {
         let e = find_entry(PTX, "k").unwrap();
         assert_eq!(e.params.len(), 3);
-        assert_eq!(e.params[0], PtxParam { name: "k_param_0".into(), ty: "u64".into(), array: None });
+        assert_eq!(
+            e.params[0],
+            PtxParam {
+                name: "k_param_0".into(),
+                ty: "u64".into(),
+                array: None
+            }
+        );
         assert!(e.params[1].is_float());
         assert_eq!(e.params[2].bytes(), Some(128));
         assert_eq!(e.maxntid, Some([256, 1, 1]));

@@ -52,14 +52,23 @@ impl<'a> RefCtx<'a> {
         }
         for (b, d) in manifest.buffers.iter().zip(inputs) {
             if d.len_bytes() != b.bytes() {
-                return Err(RefError::InputSize { name: b.name.clone(), got: d.len_bytes(), want: b.bytes() });
+                return Err(RefError::InputSize {
+                    name: b.name.clone(),
+                    got: d.len_bytes(),
+                    want: b.bytes(),
+                });
             }
         }
         Ok(RefCtx { manifest, inputs })
     }
 
     fn buffer(&self, name: &str) -> Result<(&'a BufferSpec, &'a InitData), RefError> {
-        let i = self.manifest.buffers.iter().position(|b| b.name == name).ok_or_else(|| RefError::NoBuffer(name.into()))?;
+        let i = self
+            .manifest
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| RefError::NoBuffer(name.into()))?;
         Ok((&self.manifest.buffers[i], &self.inputs[i]))
     }
 
@@ -72,14 +81,20 @@ impl<'a> RefCtx<'a> {
     pub fn values(&self, name: &str) -> Result<Vec<Value>, RefError> {
         let (spec, data) = self.buffer(name)?;
         let bytes = data.to_vec();
-        Ok(bytes.chunks(spec.dtype.size()).map(|c| spec.dtype.decode(spec.dtype.read_bits(c))).collect())
+        Ok(bytes
+            .chunks(spec.dtype.size())
+            .map(|c| spec.dtype.decode(spec.dtype.read_bits(c)))
+            .collect())
     }
 
     /// One element, read without materialising the buffer (for huge sparse inputs).
     pub fn element(&self, name: &str, index: u64) -> Result<Value, RefError> {
         let (spec, data) = self.buffer(name)?;
         if index >= spec.len {
-            return Err(RefError::Shape(format!("index {index} out of `{name}` (len {})", spec.len)));
+            return Err(RefError::Shape(format!(
+                "index {index} out of `{name}` (len {})",
+                spec.len
+            )));
         }
         let mut b = [0u8; 8];
         let size = spec.dtype.size();
@@ -93,7 +108,11 @@ impl<'a> RefCtx<'a> {
             .args
             .iter()
             .find_map(|a| match a {
-                Arg::Scalar { dtype, bits, name: Some(n) } if n == name => Some(dtype.decode(*bits)),
+                Arg::Scalar {
+                    dtype,
+                    bits,
+                    name: Some(n),
+                } if n == name => Some(dtype.decode(*bits)),
                 _ => None,
             })
             .ok_or_else(|| RefError::NoScalar(name.into()))
@@ -116,7 +135,10 @@ impl<'a> RefCtx<'a> {
     /// A `[check.params]` value that must be a positive count.
     pub fn count_param(&self, name: &str) -> Result<usize, RefError> {
         let v = self.param(name)?;
-        usize::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| RefError::Shape(format!("param `{name}` must be positive, got {v}")))
+        usize::try_from(v)
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| RefError::Shape(format!("param `{name}` must be positive, got {v}")))
     }
 }
 
@@ -245,11 +267,22 @@ pub fn references() -> &'static [Reference] {
 // --- generic helpers -------------------------------------------------------------------------
 
 /// Elementwise: `out[i] = f([in_0[i], in_1[i], ...])` over the output's length.
-fn map(c: &RefCtx, ins: &[&str], out: &str, f: impl Fn(&[Value]) -> Option<Value>) -> Result<Vec<Expected>, RefError> {
+fn map(
+    c: &RefCtx,
+    ins: &[&str],
+    out: &str,
+    f: impl Fn(&[Value]) -> Option<Value>,
+) -> Result<Vec<Expected>, RefError> {
     let n = c.spec(out)?.len as usize;
-    let cols = ins.iter().map(|i| c.values(i)).collect::<Result<Vec<_>, _>>()?;
+    let cols = ins
+        .iter()
+        .map(|i| c.values(i))
+        .collect::<Result<Vec<_>, _>>()?;
     if let Some((name, col)) = ins.iter().zip(&cols).find(|(_, col)| col.len() < n) {
-        return Err(RefError::Shape(format!("input `{name}` has {} elements, output `{out}` {n}", col.len())));
+        return Err(RefError::Shape(format!(
+            "input `{name}` has {} elements, output `{out}` {n}",
+            col.len()
+        )));
     }
     let mut row = Vec::with_capacity(ins.len());
     let values = (0..n)
@@ -259,12 +292,20 @@ fn map(c: &RefCtx, ins: &[&str], out: &str, f: impl Fn(&[Value]) -> Option<Value
             f(&row)
         })
         .collect();
-    Ok(vec![Expected { buffer: out.into(), values }])
+    Ok(vec![Expected {
+        buffer: out.into(),
+        values,
+    }])
 }
 
 /// Counting/atomic accumulation over buffer `in`: `out[bin(i, in[i])] += weight(in[i])`,
 /// wrapping in the output's width (bins taken modulo the output's length).
-fn bin_add(c: &RefCtx, out: &str, weight: impl Fn(Value) -> i128, bin: impl Fn(usize, Value) -> usize) -> Result<Vec<Expected>, RefError> {
+fn bin_add(
+    c: &RefCtx,
+    out: &str,
+    weight: impl Fn(Value) -> i128,
+    bin: impl Fn(usize, Value) -> usize,
+) -> Result<Vec<Expected>, RefError> {
     let spec = c.spec(out)?;
     let mut acc = vec![0i128; spec.len as usize];
     for (i, v) in c.values("in")?.into_iter().enumerate() {
@@ -272,7 +313,10 @@ fn bin_add(c: &RefCtx, out: &str, weight: impl Fn(Value) -> i128, bin: impl Fn(u
         acc[b] += weight(v);
     }
     let wrap = |v: i128| Some(spec.dtype.decode(spec.dtype.encode_int(v)));
-    Ok(vec![Expected { buffer: out.into(), values: acc.into_iter().map(wrap).collect() }])
+    Ok(vec![Expected {
+        buffer: out.into(),
+        values: acc.into_iter().map(wrap).collect(),
+    }])
 }
 
 /// The chain microbenchmarks: per thread t, `chains` values `start(x[t], c)`, each stepped
@@ -306,10 +350,17 @@ fn strided_copy(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let values = (0..n)
         .map(|i| {
             let j = i * stride + offset;
-            input.get(j as usize).copied().map(Some).ok_or_else(|| RefError::Shape(format!("in[{j}] out of range")))
+            input
+                .get(j as usize)
+                .copied()
+                .map(Some)
+                .ok_or_else(|| RefError::Shape(format!("in[{j}] out of range")))
         })
         .collect::<Result<_, _>>()?;
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn pointer_chase(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
@@ -320,30 +371,48 @@ fn pointer_chase(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     }
     let mut values = vec![None; c.spec("result")?.len as usize];
     values[0] = Some(Value::Int(j as i128));
-    Ok(vec![Expected { buffer: "result".into(), values }])
+    Ok(vec![Expected {
+        buffer: "result".into(),
+        values,
+    }])
 }
 
 fn smem_chain(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let stride = c.scalar_int("stride")?;
     let n = c.spec("out")?.len;
-    let values = (0..n).map(|t| ui((((t % 32) as i64 * stride) & 1023) as u32)).collect();
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    let values = (0..n)
+        .map(|t| ui((((t % 32) as i64 * stride) & 1023) as u32))
+        .collect();
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn matmul(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let n = c.scalar_int("n")?.max(0) as usize;
     let (a, b) = (c.values("A")?, c.values("B")?);
     if a.len() < n * n || b.len() < n * n || (c.spec("C")?.len as usize) < n * n {
-        return Err(RefError::Shape(format!("matmul n = {n} needs {} elements per matrix", n * n)));
+        return Err(RefError::Shape(format!(
+            "matmul n = {n} needs {} elements per matrix",
+            n * n
+        )));
     }
-    let (a, b): (Vec<f32>, Vec<f32>) = (a.into_iter().map(f32v).collect(), b.into_iter().map(f32v).collect());
+    let (a, b): (Vec<f32>, Vec<f32>) = (
+        a.into_iter().map(f32v).collect(),
+        b.into_iter().map(f32v).collect(),
+    );
     let mut values = vec![None; c.spec("C")?.len as usize];
     for row in 0..n {
         for col in 0..n {
-            values[row * n + col] = fl((0..n).fold(0.0f32, |acc, k| a[row * n + k].mul_add(b[k * n + col], acc)));
+            values[row * n + col] =
+                fl((0..n).fold(0.0f32, |acc, k| a[row * n + k].mul_add(b[k * n + col], acc)));
         }
     }
-    Ok(vec![Expected { buffer: "C".into(), values }])
+    Ok(vec![Expected {
+        buffer: "C".into(),
+        values,
+    }])
 }
 
 fn block_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
@@ -357,18 +426,28 @@ fn block_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             Some(if out.dtype.is_float() {
                 Value::Float(ch.iter().map(|v| v.as_f64()).sum())
             } else {
-                out.dtype.decode(out.dtype.encode_int(ch.iter().map(|&v| int(v)).sum()))
+                out.dtype
+                    .decode(out.dtype.encode_int(ch.iter().map(|&v| int(v)).sum()))
             })
         })
         .collect();
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn transpose(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (w, h) = (c.scalar_int("width")?.max(0) as usize, c.scalar_int("height")?.max(0) as usize);
+    let (w, h) = (
+        c.scalar_int("width")?.max(0) as usize,
+        c.scalar_int("height")?.max(0) as usize,
+    );
     let input = c.values("in")?;
     if input.len() < w * h || (c.spec("out")?.len as usize) < w * h {
-        return Err(RefError::Shape(format!("transpose of {h} x {w} needs {} elements", w * h)));
+        return Err(RefError::Shape(format!(
+            "transpose of {h} x {w} needs {} elements",
+            w * h
+        )));
     }
     let mut values = vec![None; c.spec("out")?.len as usize];
     for y in 0..h {
@@ -376,7 +455,10 @@ fn transpose(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             values[x * h + y] = Some(input[y * w + x]);
         }
     }
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn block_scan(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
@@ -392,34 +474,58 @@ fn block_scan(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         }
     }
     values.resize(out.len as usize, None);
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn spmv_csr(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rp, ci, vals, x) = (c.values("row_ptr")?, c.values("col_idx")?, c.values("vals")?, c.values("x")?);
+    let (rp, ci, vals, x) = (
+        c.values("row_ptr")?,
+        c.values("col_idx")?,
+        c.values("vals")?,
+        c.values("x")?,
+    );
     let rows = rp.len().saturating_sub(1).min(c.spec("y")?.len as usize);
     let mut values = Vec::with_capacity(rows);
     for r in 0..rows {
         let (lo, hi) = (int(rp[r]) as usize, int(rp[r + 1]) as usize);
         let mut sum = 0.0f64;
         for j in lo..hi {
-            let col = ci.get(j).map(|&v| int(v) as usize).ok_or_else(|| RefError::Shape(format!("col_idx[{j}] out of range")))?;
-            let xv = x.get(col).ok_or_else(|| RefError::Shape(format!("x[{col}] out of range")))?;
-            let v = vals.get(j).ok_or_else(|| RefError::Shape(format!("vals[{j}] out of range")))?;
+            let col = ci
+                .get(j)
+                .map(|&v| int(v) as usize)
+                .ok_or_else(|| RefError::Shape(format!("col_idx[{j}] out of range")))?;
+            let xv = x
+                .get(col)
+                .ok_or_else(|| RefError::Shape(format!("x[{col}] out of range")))?;
+            let v = vals
+                .get(j)
+                .ok_or_else(|| RefError::Shape(format!("vals[{j}] out of range")))?;
             sum += v.as_f64() * xv.as_f64();
         }
         values.push(Some(Value::Float(sum)));
     }
     values.resize(c.spec("y")?.len as usize, None);
-    Ok(vec![Expected { buffer: "y".into(), values }])
+    Ok(vec![Expected {
+        buffer: "y".into(),
+        values,
+    }])
 }
 
 fn stencil5(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (w, h) = (c.scalar_int("width")?.max(0) as usize, c.scalar_int("height")?.max(0) as usize);
+    let (w, h) = (
+        c.scalar_int("width")?.max(0) as usize,
+        c.scalar_int("height")?.max(0) as usize,
+    );
     let (c0, c1) = (f32v(c.scalar("c0")?) as f64, f32v(c.scalar("c1")?) as f64);
     let input: Vec<f64> = c.values("in")?.into_iter().map(Value::as_f64).collect();
     if input.len() < w * h {
-        return Err(RefError::Shape(format!("stencil of {h} x {w} needs {} elements", w * h)));
+        return Err(RefError::Shape(format!(
+            "stencil of {h} x {w} needs {} elements",
+            w * h
+        )));
     }
     let mut values = vec![None; c.spec("out")?.len as usize];
     for y in 0..h {
@@ -435,21 +541,43 @@ fn stencil5(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             }
         }
     }
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 fn divergent(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let mode = c.scalar_int("mode")?;
     let input = c.values("in")?;
     let n = c.spec("out")?.len as usize;
-    let values = input.iter().take(n).enumerate().map(|(i, &v)| ui(divergent_path(u32v(v), if mode == 0 { u32v(v) & 3 } else { (i as u32 >> 5) & 3 }))).collect();
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    let values = input
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, &v)| {
+            ui(divergent_path(
+                u32v(v),
+                if mode == 0 {
+                    u32v(v) & 3
+                } else {
+                    (i as u32 >> 5) & 3
+                },
+            ))
+        })
+        .collect();
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
 
 /// The four paths of `suite/divergent/kernel.cu` (keep in step).
 fn divergent_path(v: u32, path: u32) -> u32 {
     match path {
-        0 => (0..8).fold(v, |r, _| r.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)),
+        0 => (0..8).fold(v, |r, _| {
+            r.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+        }),
         1 => (0..16u32).fold(v ^ 0x9e37_79b9, |r, k| (r << 5) ^ (r >> 3) ^ k),
         2 => (0..32u32).fold(!v, |r, k| r.wrapping_add((r >> 1) ^ k)),
         _ => v.wrapping_mul(3),
@@ -469,14 +597,18 @@ const PRESSURE_VALUES: usize = 48;
 const PRESSURE_ROUNDS: usize = 4;
 
 fn reg_pressure(x: u32) -> u32 {
-    let mut v: Vec<u32> = (0..PRESSURE_VALUES as u32).map(|k| x.wrapping_mul(2 * k + 1).wrapping_add(k)).collect();
+    let mut v: Vec<u32> = (0..PRESSURE_VALUES as u32)
+        .map(|k| x.wrapping_mul(2 * k + 1).wrapping_add(k))
+        .collect();
     for _ in 0..PRESSURE_ROUNDS {
         for k in 0..PRESSURE_VALUES {
             let t = v[(k + 1) % PRESSURE_VALUES] ^ (v[(k + 7) % PRESSURE_VALUES] >> 3);
             v[k] = v[k].wrapping_add(t);
         }
     }
-    v.iter().enumerate().fold(0u32, |s, (k, &x)| s ^ x.wrapping_add(k as u32))
+    v.iter()
+        .enumerate()
+        .fold(0u32, |s, (k, &x)| s ^ x.wrapping_add(k as u32))
 }
 
 fn chunk_reverse(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
@@ -494,6 +626,8 @@ fn chunk_reverse(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             }
         }
     }
-    Ok(vec![Expected { buffer: "out".into(), values }])
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
 }
-

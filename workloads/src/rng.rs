@@ -30,7 +30,12 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         let mut sm = seed;
         Rng {
-            s: [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)],
+            s: [
+                splitmix64(&mut sm),
+                splitmix64(&mut sm),
+                splitmix64(&mut sm),
+                splitmix64(&mut sm),
+            ],
         }
     }
 

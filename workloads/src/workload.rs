@@ -61,7 +61,10 @@ impl Workload {
     /// Load a manifest from disk; the PTX and `file` inits are read relative to it.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, LoadError> {
         let path = path.as_ref();
-        let src = std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+        let src = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Self::parse(&src, path, &|rel| std::fs::read(dir.join(rel)))
     }
@@ -71,30 +74,58 @@ impl Workload {
         let (path, bytes) = SUITE_FILES
             .iter()
             .find(|(p, _)| p.ends_with(".toml") && stem(p) == name)
-            .ok_or_else(|| LoadError::UnknownBundled { name: name.to_string(), count: bundled_names().len() })?;
+            .ok_or_else(|| LoadError::UnknownBundled {
+                name: name.to_string(),
+                count: bundled_names().len(),
+            })?;
         let shown = Path::new(BUNDLED_ROOT).join(path);
-        let src = std::str::from_utf8(bytes)
-            .map_err(|e| LoadError::Io { path: shown.clone(), source: io::Error::new(io::ErrorKind::InvalidData, e) })?;
+        let src = std::str::from_utf8(bytes).map_err(|e| LoadError::Io {
+            path: shown.clone(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         Self::parse(src, &shown, &|rel| bundled_file(dir, rel))
     }
 
     /// Parse manifest text `src` (shown in errors as `path`), reading the files it names with `read`.
-    pub fn parse(src: &str, path: &Path, read: &dyn Fn(&str) -> io::Result<Vec<u8>>) -> Result<Self, LoadError> {
-        let loc = Locator { file: path.to_path_buf(), src };
+    pub fn parse(
+        src: &str,
+        path: &Path,
+        read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
+    ) -> Result<Self, LoadError> {
+        let loc = Locator {
+            file: path.to_path_buf(),
+            src,
+        };
         let parsed = manifest::parse(&loc, read)?;
         let m = parsed.manifest;
         let launch = Launch {
             grid: m.grid,
             block: m.block,
-            cluster: m.cluster.or(parsed.entry.reqnctapercluster).unwrap_or([1, 1, 1]),
+            cluster: m
+                .cluster
+                .or(parsed.entry.reqnctapercluster)
+                .unwrap_or([1, 1, 1]),
             dynamic_smem: m.dynamic_smem,
-            regs_per_thread: m.regs_per_thread.unwrap_or_else(|| parsed.entry.estimate_regs()),
+            regs_per_thread: m
+                .regs_per_thread
+                .unwrap_or_else(|| parsed.entry.estimate_regs()),
             regs_estimated: m.regs_per_thread.is_none(),
         };
-        let inputs = m.buffers.iter().map(|b| b.init.generate(b.dtype, b.len)).collect();
+        let inputs = m
+            .buffers
+            .iter()
+            .map(|b| b.init.generate(b.dtype, b.len))
+            .collect();
         let ptx_path = path.parent().unwrap_or(Path::new("")).join(&m.ptx);
-        Ok(Workload { manifest: m, manifest_path: path.to_path_buf(), ptx: parsed.ptx, ptx_path, launch, inputs })
+        Ok(Workload {
+            manifest: m,
+            manifest_path: path.to_path_buf(),
+            ptx: parsed.ptx,
+            ptx_path,
+            launch,
+            inputs,
+        })
     }
 
     /// A buffer's spec and initial data by name.
@@ -105,7 +136,11 @@ impl Workload {
 
     /// Compare output buffers (name, bytes read back) with the reference computed from `inputs`
     /// (one per buffer, in `manifest.buffers` order; normally `&self.inputs`).
-    pub fn check<'a>(&self, inputs: &[InitData], outputs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> CheckReport {
+    pub fn check<'a>(
+        &self,
+        inputs: &[InitData],
+        outputs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> CheckReport {
         let outputs: BTreeMap<&str, &[u8]> = outputs.into_iter().collect();
         check::check(&self.manifest, inputs, &outputs)
     }
@@ -118,7 +153,11 @@ fn stem(path: &str) -> &str {
 
 fn bundled_file(dir: &str, rel: &str) -> io::Result<Vec<u8>> {
     let rel = rel.trim_start_matches("./");
-    let full = if dir.is_empty() { rel.to_string() } else { format!("{dir}/{rel}") };
+    let full = if dir.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{dir}/{rel}")
+    };
     SUITE_FILES
         .iter()
         .find(|(p, _)| *p == full)
@@ -128,7 +167,11 @@ fn bundled_file(dir: &str, rel: &str) -> io::Result<Vec<u8>> {
 
 /// Names of the bundled workloads, sorted.
 pub fn bundled_names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = SUITE_FILES.iter().filter(|(p, _)| p.ends_with(".toml")).map(|(p, _)| stem(p)).collect();
+    let mut names: Vec<&str> = SUITE_FILES
+        .iter()
+        .filter(|(p, _)| p.ends_with(".toml"))
+        .map(|(p, _)| stem(p))
+        .collect();
     names.sort_unstable();
     names
 }
