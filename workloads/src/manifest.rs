@@ -1,0 +1,994 @@
+//! The manifest schema: TOML in, a validated [`Manifest`] out, or a located [`ManifestError`].
+//!
+//! Parsing happens in two layers. Serde structs (`Raw*`, every one `deny_unknown_fields`, values
+//! wrapped in `toml::Spanned`) take the TOML's shape; [`parse`] then checks meaning (names resolve,
+//! ranges hold, inits fit their dtype, files exist, the `[[arg]]` list matches the PTX entry's
+//! parameters, the check's reference exists and finds what it needs) and builds the typed
+//! [`Manifest`]. Nothing here panics on user input. The schema is documented in the crate's
+//! README.md; keep the two in step.
+//!
+//! [`ManifestError`]: crate::ManifestError
+
+use crate::dtype::{DType, Value};
+use crate::error::{ErrorKind, LoadError, Locator};
+use crate::init::{CsrPart, Init};
+use crate::ptx::{self, PtxEntry};
+use crate::reference;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use toml::Spanned;
+
+/// Most slots a `chase` init may have (the simulator's memory is sparse; keep chases sparse).
+pub const MAX_CHASE_SLOTS: u64 = 1 << 24;
+
+/// A validated manifest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    pub name: String,
+    /// One line: what the workload measures (optional, shown by tools).
+    pub description: Option<String>,
+    /// PTX file, as written (relative to the manifest).
+    pub ptx: String,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// As written; [`crate::Launch`] resolves the default from the PTX.
+    pub cluster: Option<[u32; 3]>,
+    pub dynamic_smem: u32,
+    /// As written; [`crate::Launch`] resolves the default from the PTX.
+    pub regs_per_thread: Option<u32>,
+    pub buffers: Vec<BufferSpec>,
+    pub args: Vec<Arg>,
+    pub check: Option<CheckSpec>,
+}
+
+/// One device allocation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferSpec {
+    pub name: String,
+    pub dtype: DType,
+    /// Elements (not bytes).
+    pub len: u64,
+    pub init: Init,
+    /// Read back after the kernel and compared by the check.
+    pub output: bool,
+}
+
+impl BufferSpec {
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.len * self.dtype.size() as u64
+    }
+}
+
+/// One kernel parameter, in PTX order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// The device address of `manifest.buffers[index]`.
+    Buffer { index: usize },
+    /// An immediate value: `bits` are its little-endian bits in `dtype`. `name` lets references
+    /// refer to it.
+    Scalar {
+        dtype: DType,
+        bits: u64,
+        name: Option<String>,
+    },
+    /// A `CUtensorMap` passed by value (128 bytes, `.param .align 64 .b8 p[128]`).
+    TensorMap(TensorMap),
+}
+
+/// Tensor-map swizzle mode (CU_TENSOR_MAP_SWIZZLE_*).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum Swizzle {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "32B")]
+    B32,
+    #[serde(rename = "64B")]
+    B64,
+    #[serde(rename = "128B")]
+    B128,
+}
+
+/// Tensor-map interleave (CU_TENSOR_MAP_INTERLEAVE_*).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum Interleave {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "16B")]
+    B16,
+    #[serde(rename = "32B")]
+    B32,
+}
+
+/// Out-of-bounds fill (CU_TENSOR_MAP_FLOAT_OOB_FILL_*): zeros, or NaN (NAN_REQUEST_ZERO_FMA).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OobFill {
+    Zero,
+    Nan,
+}
+
+/// L2 promotion (CU_TENSOR_MAP_L2_PROMOTION_*).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum L2Promotion {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "64B")]
+    B64,
+    #[serde(rename = "128B")]
+    B128,
+    #[serde(rename = "256B")]
+    B256,
+}
+
+/// A tensor map over one buffer, with the fields of `cuTensorMapEncodeTiled`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMap {
+    pub buffer: usize,
+    pub dtype: DType,
+    /// Elements per dimension, innermost first (rank 1..=5).
+    pub dims: Vec<u64>,
+    /// Byte strides of dimensions 1.. (rank - 1 of them; multiples of 16).
+    pub strides: Vec<u64>,
+    /// Box (tile) size per dimension, each 1..=256.
+    pub box_dims: Vec<u32>,
+    /// Element strides per dimension, each 1..=8.
+    pub elem_strides: Vec<u32>,
+    pub swizzle: Swizzle,
+    pub interleave: Interleave,
+    pub oob_fill: OobFill,
+    pub l2_promotion: L2Promotion,
+}
+
+/// How outputs are compared with the reference.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Compare {
+    /// Raw bits equal (NaNs included).
+    Bitwise,
+    /// Pass when `|got - expected| <= tol * max(1, |expected|)`: relative error, with an absolute
+    /// floor of `tol` for expected values below 1 in magnitude. NaN matches NaN.
+    Tolerance(f64),
+}
+
+/// The `[check]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSpec {
+    /// Name of a reference in [`crate::references`].
+    pub reference: String,
+    pub compare: Compare,
+    /// `[check.params]`: integer parameters the reference needs (chain length, chunk size, ...).
+    pub params: BTreeMap<String, i64>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw (serde) layer
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    name: Spanned<String>,
+    description: Option<String>,
+    ptx: Spanned<String>,
+    entry: Spanned<String>,
+    grid: Spanned<Vec<Spanned<u32>>>,
+    block: Spanned<Vec<Spanned<u32>>>,
+    cluster: Option<Spanned<Vec<Spanned<u32>>>>,
+    dynamic_smem: Option<u32>,
+    regs_per_thread: Option<Spanned<u32>>,
+    #[serde(default, rename = "buffer")]
+    buffers: Vec<RawBuffer>,
+    #[serde(default, rename = "arg")]
+    args: Vec<Spanned<RawArg>>,
+    check: Option<Spanned<RawCheck>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuffer {
+    name: Spanned<String>,
+    dtype: Spanned<DType>,
+    len: Spanned<u64>,
+    init: Option<Spanned<RawInit>>,
+    #[serde(default)]
+    output: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArg {
+    buffer: Option<Spanned<String>>,
+    scalar: Option<Spanned<RawScalar>>,
+    tensor_map: Option<Spanned<RawTensorMap>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScalar {
+    dtype: Spanned<DType>,
+    value: Spanned<Num>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTensorMap {
+    buffer: Spanned<String>,
+    dtype: Spanned<DType>,
+    dims: Spanned<Vec<u64>>,
+    strides: Spanned<Vec<u64>>,
+    #[serde(rename = "box")]
+    box_dims: Spanned<Vec<u32>>,
+    elem_strides: Option<Spanned<Vec<u32>>>,
+    swizzle: Option<Swizzle>,
+    interleave: Option<Interleave>,
+    oob_fill: Option<OobFill>,
+    l2_promotion: Option<L2Promotion>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    reference: Spanned<String>,
+    tolerance: Option<Spanned<f64>>,
+    bitwise: Option<Spanned<bool>>,
+    #[serde(default)]
+    params: BTreeMap<String, i64>,
+}
+
+/// `init`: the string `"zeros"` or a table with exactly one generator key.
+enum RawInit {
+    Zeros,
+    Table(Box<RawInitTable>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInitTable {
+    #[serde(rename = "const")]
+    konst: Option<Spanned<Num>>,
+    iota: Option<Spanned<RawIota>>,
+    uniform: Option<Spanned<Vec<Spanned<Num>>>>,
+    chase: Option<Spanned<RawChase>>,
+    csr: Option<Spanned<RawCsr>>,
+    file: Option<Spanned<String>>,
+    seed: Option<Spanned<u64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIota {
+    start: Spanned<Num>,
+    step: Spanned<Num>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChase {
+    footprint: Spanned<u64>,
+    stride: Spanned<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCsr {
+    rows: Spanned<u64>,
+    cols: Spanned<u64>,
+    nnz: Spanned<u64>,
+    part: CsrPart,
+}
+
+impl<'de> Deserialize<'de> for RawInit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawInit;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "\"zeros\" or a table with one of const, iota, uniform, chase, csr, file",
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawInit, E> {
+                if s == "zeros" {
+                    Ok(RawInit::Zeros)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(s), &self))
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<RawInit, A::Error> {
+                RawInitTable::deserialize(de::value::MapAccessDeserializer::new(m))
+                    .map(|t| RawInit::Table(Box::new(t)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A TOML number as written: integer or float.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                i64::try_from(v)
+                    .map(Num::Int)
+                    .map_err(|_| E::custom("integer out of range"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num::Float(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic layer
+
+/// What [`parse`] produces besides the manifest: the PTX text and what was read of its entry.
+pub(crate) struct Parsed {
+    pub manifest: Manifest,
+    pub ptx: String,
+    pub entry: PtxEntry,
+}
+
+/// Parse and validate manifest source `src`. `read` fetches a file named relative to the
+/// manifest (the PTX, `init = { file }`).
+pub(crate) fn parse(
+    loc: &Locator<'_>,
+    read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+) -> Result<Parsed, LoadError> {
+    let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
+    let v = Validator { loc, read };
+
+    let grid = v.dims(&raw.grid)?;
+    let block = v.dims(&raw.block)?;
+    let cluster = raw.cluster.as_ref().map(|c| v.dims(c)).transpose()?;
+    if let (Some(c), Some(raw_c)) = (cluster, &raw.cluster) {
+        if (0..3).any(|i| grid[i] % c[i] != 0) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                raw_c,
+                format!("cluster {c:?} does not divide grid {grid:?}"),
+            ));
+        }
+    }
+
+    let ptx_bytes = read(raw.ptx.get_ref()).map_err(|e| {
+        loc.at(
+            ErrorKind::File,
+            &raw.ptx,
+            format!("cannot read PTX `{}`: {e}", raw.ptx.get_ref()),
+        )
+    })?;
+    let ptx = String::from_utf8(ptx_bytes)
+        .map_err(|_| loc.at(ErrorKind::File, &raw.ptx, "PTX file is not UTF-8 text"))?;
+    let entry = ptx::find_entry(&ptx, raw.entry.get_ref()).ok_or_else(|| {
+        loc.at(
+            ErrorKind::Ptx,
+            &raw.entry,
+            format!(
+                "no `.entry {}(` in `{}`",
+                raw.entry.get_ref(),
+                raw.ptx.get_ref()
+            ),
+        )
+    })?;
+
+    let mut buffers: Vec<BufferSpec> = Vec::new();
+    for b in &raw.buffers {
+        if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &b.name,
+                format!("buffer `{}` declared twice", b.name.get_ref()),
+            ));
+        }
+        buffers.push(v.buffer(b)?);
+    }
+    let find_buffer = |name: &Spanned<String>| {
+        buffers
+            .iter()
+            .position(|b| b.name == *name.get_ref())
+            .ok_or_else(|| {
+                let known: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+                loc.at(
+                    ErrorKind::UnknownBuffer,
+                    name,
+                    format!(
+                        "no buffer named `{}` (declared: {})",
+                        name.get_ref(),
+                        known.join(", ")
+                    ),
+                )
+            })
+    };
+
+    let mut args = Vec::new();
+    for a in &raw.args {
+        let arg = match (
+            &a.get_ref().buffer,
+            &a.get_ref().scalar,
+            &a.get_ref().tensor_map,
+        ) {
+            (Some(b), None, None) => Arg::Buffer {
+                index: find_buffer(b)?,
+            },
+            (None, Some(s), None) => v.scalar(s)?,
+            (None, None, Some(t)) => {
+                Arg::TensorMap(v.tensor_map(t, find_buffer(&t.get_ref().buffer)?, &buffers)?)
+            }
+            _ => {
+                return Err(loc.at(
+                    ErrorKind::Type,
+                    a,
+                    "an [[arg]] needs exactly one of `buffer`, `scalar`, `tensor_map`",
+                ))
+            }
+        };
+        args.push(arg);
+    }
+    check_args_against_ptx(loc, &raw, &args, &entry)?;
+
+    let check = raw
+        .check
+        .as_ref()
+        .map(|c| v.check(c, &buffers, &args))
+        .transpose()?;
+    let manifest = Manifest {
+        name: raw.name.into_inner(),
+        description: raw.description,
+        ptx: raw.ptx.into_inner(),
+        entry: raw.entry.into_inner(),
+        grid,
+        block,
+        cluster,
+        dynamic_smem: raw.dynamic_smem.unwrap_or(0),
+        regs_per_thread: raw.regs_per_thread.map(|r| r.into_inner()),
+        buffers,
+        args,
+        check,
+    };
+    Ok(Parsed {
+        manifest,
+        ptx,
+        entry,
+    })
+}
+
+fn check_args_against_ptx(
+    loc: &Locator<'_>,
+    raw: &RawManifest,
+    args: &[Arg],
+    entry: &PtxEntry,
+) -> Result<(), LoadError> {
+    if args.len() != entry.params.len() {
+        let msg = format!(
+            "{} [[arg]] given, but `.entry {}` has {} parameters",
+            args.len(),
+            raw.entry.get_ref(),
+            entry.params.len()
+        );
+        return Err(match raw.args.get(entry.params.len()) {
+            Some(extra) => loc.error(ErrorKind::Ptx, arg_span(extra.get_ref()), msg),
+            None => loc.at(ErrorKind::Ptx, &raw.entry, msg),
+        });
+    }
+    for ((arg, raw_arg), p) in args.iter().zip(&raw.args).zip(&entry.params) {
+        let span = arg_span(raw_arg.get_ref());
+        let ok = match arg {
+            Arg::Buffer { .. } => p.array.is_none() && p.bytes() == Some(8) && !p.is_float(),
+            Arg::Scalar { dtype, .. } => {
+                p.array.is_none()
+                    && p.bytes() == Some(dtype.size() as u64)
+                    && (p.ty.starts_with('b') || p.is_float() == dtype.is_float())
+            }
+            Arg::TensorMap(_) => p.array.is_some() && p.bytes() == Some(128),
+        };
+        if !ok {
+            let what = match arg {
+                Arg::Buffer { .. } => "a buffer (64-bit address)".to_string(),
+                Arg::Scalar { dtype, .. } => format!("a {dtype} scalar"),
+                Arg::TensorMap(_) => "a tensor map (128-byte .b8 array)".to_string(),
+            };
+            let arr = p.array.map(|n| format!("[{n}]")).unwrap_or_default();
+            return Err(loc.error(
+                ErrorKind::Ptx,
+                span,
+                format!(
+                    "{what} does not match PTX parameter `.{} {}{arr}`",
+                    p.ty, p.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The span of an arg's value (`buffer = ...`, `scalar = ...` or `tensor_map = ...`).
+fn arg_span(a: &RawArg) -> std::ops::Range<usize> {
+    a.buffer
+        .as_ref()
+        .map(Spanned::span)
+        .or_else(|| a.scalar.as_ref().map(Spanned::span))
+        .or_else(|| a.tensor_map.as_ref().map(Spanned::span))
+        .unwrap_or_default()
+}
+
+struct Validator<'a, 'b> {
+    loc: &'a Locator<'b>,
+    read: &'a dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+}
+
+impl Validator<'_, '_> {
+    fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>) -> Result<[u32; 3], LoadError> {
+        let v = d.get_ref();
+        if v.is_empty() || v.len() > 3 {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                d,
+                format!("expected 1 to 3 dimensions, got {}", v.len()),
+            ));
+        }
+        let mut out = [1u32; 3];
+        for (i, x) in v.iter().enumerate() {
+            if *x.get_ref() == 0 {
+                return Err(self
+                    .loc
+                    .at(ErrorKind::Value, x, "dimension must be at least 1"));
+            }
+            out[i] = *x.get_ref();
+        }
+        Ok(out)
+    }
+
+    fn buffer(&self, b: &RawBuffer) -> Result<BufferSpec, LoadError> {
+        let dtype = *b.dtype.get_ref();
+        let len = *b.len.get_ref();
+        if len == 0 {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &b.len,
+                "buffer length must be at least 1 element",
+            ));
+        }
+        if len
+            .checked_mul(dtype.size() as u64)
+            .is_none_or(|bytes| bytes > 1 << 40)
+        {
+            return Err(self
+                .loc
+                .at(ErrorKind::Value, &b.len, "buffer larger than 1 TiB"));
+        }
+        let init = match &b.init {
+            None => Init::Zeros,
+            Some(i) => match i.get_ref() {
+                RawInit::Zeros => Init::Zeros,
+                RawInit::Table(t) => self.init(i, t, dtype, len)?,
+            },
+        };
+        Ok(BufferSpec {
+            name: b.name.get_ref().clone(),
+            dtype,
+            len,
+            init,
+            output: b.output,
+        })
+    }
+
+    /// A number as a value of `dtype`: integers must be written as integers and fit.
+    fn typed(&self, n: &Spanned<Num>, dtype: DType, what: &str) -> Result<Value, LoadError> {
+        match (*n.get_ref(), dtype.int_range()) {
+            (Num::Float(f), None) => Ok(Value::Float(f)),
+            (Num::Int(i), None) => Ok(Value::Float(i as f64)),
+            (Num::Int(i), Some((lo, hi))) if (lo..=hi).contains(&(i as i128)) => {
+                Ok(Value::Int(i as i128))
+            }
+            (Num::Int(i), Some((lo, hi))) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                n,
+                format!("{what} {i} does not fit {dtype} ({lo}..={hi})"),
+            )),
+            (Num::Float(f), Some(_)) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                n,
+                format!("{what} {f} is a float but the dtype is {dtype}"),
+            )),
+        }
+    }
+
+    fn init(
+        &self,
+        span: &Spanned<RawInit>,
+        t: &RawInitTable,
+        dtype: DType,
+        len: u64,
+    ) -> Result<Init, LoadError> {
+        let loc = self.loc;
+        let kinds = [
+            t.konst.is_some(),
+            t.iota.is_some(),
+            t.uniform.is_some(),
+            t.chase.is_some(),
+            t.csr.is_some(),
+            t.file.is_some(),
+        ];
+        if kinds.iter().filter(|&&k| k).count() != 1 {
+            return Err(loc.at(
+                ErrorKind::Type,
+                span,
+                "init needs exactly one of const, iota, uniform, chase, csr, file",
+            ));
+        }
+        let seed = t.seed.as_ref().map_or(0, |s| *s.get_ref());
+        if let (Some(s), false) = (
+            &t.seed,
+            t.uniform.is_some() || t.chase.is_some() || t.csr.is_some(),
+        ) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                s,
+                "`seed` applies only to uniform, chase and csr",
+            ));
+        }
+        if let Some(c) = &t.konst {
+            return Ok(Init::Const(self.typed(c, dtype, "const")?));
+        }
+        if let Some(io) = &t.iota {
+            let io = io.get_ref();
+            return Ok(Init::Iota {
+                start: self.typed(&io.start, dtype, "iota start")?,
+                step: self.typed(&io.step, dtype, "iota step")?,
+            });
+        }
+        if let Some(u) = &t.uniform {
+            let [lo, hi] = u.get_ref().as_slice() else {
+                return Err(loc.at(ErrorKind::Value, u, "uniform needs [lo, hi]"));
+            };
+            let (lo_v, hi_v) = (
+                self.typed(lo, dtype, "uniform bound")?,
+                self.typed(hi, dtype, "uniform bound")?,
+            );
+            if lo_v.as_f64() > hi_v.as_f64()
+                || !lo_v.as_f64().is_finite()
+                || !hi_v.as_f64().is_finite()
+            {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    u,
+                    format!("uniform needs finite lo <= hi, got [{lo_v}, {hi_v}]"),
+                ));
+            }
+            return Ok(Init::Uniform {
+                lo: lo_v,
+                hi: hi_v,
+                seed,
+            });
+        }
+        if let Some(c) = &t.chase {
+            return self.chase(c, dtype, len, seed);
+        }
+        if let Some(c) = &t.csr {
+            return self.csr(c, dtype, len, seed);
+        }
+        let f = t.file.as_ref().expect("exactly one init kind is set");
+        let bytes = (self.read)(f.get_ref()).map_err(|e| {
+            loc.at(
+                ErrorKind::File,
+                f,
+                format!("cannot read `{}`: {e}", f.get_ref()),
+            )
+        })?;
+        let want = len * dtype.size() as u64;
+        if bytes.len() as u64 != want {
+            return Err(loc.at(
+                ErrorKind::File,
+                f,
+                format!(
+                    "`{}` has {} bytes; {len} x {dtype} needs {want}",
+                    f.get_ref(),
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(Init::File {
+            path: f.get_ref().clone(),
+            bytes,
+        })
+    }
+
+    fn index_dtype(
+        &self,
+        span: &Spanned<impl Sized>,
+        dtype: DType,
+        max_index: u64,
+        what: &str,
+    ) -> Result<(), LoadError> {
+        match dtype.int_range() {
+            Some((_, hi)) if max_index as i128 <= hi => Ok(()),
+            Some(_) => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                span,
+                format!("{what} index {max_index} does not fit {dtype}"),
+            )),
+            None => Err(self.loc.at(
+                ErrorKind::DTypeMismatch,
+                span,
+                format!("{what} needs an integer dtype, not {dtype}"),
+            )),
+        }
+    }
+
+    fn chase(
+        &self,
+        c: &Spanned<RawChase>,
+        dtype: DType,
+        len: u64,
+        seed: u64,
+    ) -> Result<Init, LoadError> {
+        let loc = self.loc;
+        let (fp, st) = (&c.get_ref().footprint, &c.get_ref().stride);
+        let (footprint, stride) = (*fp.get_ref(), *st.get_ref());
+        let size = dtype.size() as u64;
+        if stride == 0 || stride % size != 0 {
+            return Err(loc.at(
+                ErrorKind::Value,
+                st,
+                format!("chase stride must be a positive multiple of the {size}-byte element"),
+            ));
+        }
+        if footprint == 0 || footprint % stride != 0 {
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase footprint {footprint} is not a positive multiple of the stride {stride}"
+                ),
+            ));
+        }
+        if footprint > len * size {
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase footprint {footprint} exceeds the buffer's {} bytes",
+                    len * size
+                ),
+            ));
+        }
+        if footprint / stride > MAX_CHASE_SLOTS {
+            return Err(loc.at(
+                ErrorKind::Value,
+                fp,
+                format!(
+                    "chase has {} slots; at most {MAX_CHASE_SLOTS}",
+                    footprint / stride
+                ),
+            ));
+        }
+        self.index_dtype(c, dtype, footprint / size - 1, "chase")?;
+        Ok(Init::Chase {
+            footprint,
+            stride,
+            seed,
+        })
+    }
+
+    fn csr(
+        &self,
+        c: &Spanned<RawCsr>,
+        dtype: DType,
+        len: u64,
+        seed: u64,
+    ) -> Result<Init, LoadError> {
+        let r = c.get_ref();
+        let (rows, cols, nnz) = (*r.rows.get_ref(), *r.cols.get_ref(), *r.nnz.get_ref());
+        if rows == 0 || cols == 0 || rows > 1 << 26 || cols > 1 << 32 {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                c,
+                "csr needs 1 <= rows <= 2^26 and 1 <= cols <= 2^32",
+            ));
+        }
+        if rows.checked_mul(cols).is_none_or(|cap| nnz > cap) || nnz > 1 << 28 {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &r.nnz,
+                format!("nnz {nnz} exceeds rows x cols or 2^28"),
+            ));
+        }
+        let (want, max) = match r.part {
+            CsrPart::RowPtr => (rows + 1, nnz),
+            CsrPart::ColIdx => (nnz, cols - 1),
+        };
+        if len != want {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                c,
+                format!("this csr part has {want} elements but the buffer len is {len}"),
+            ));
+        }
+        self.index_dtype(c, dtype, max, "csr")?;
+        Ok(Init::Csr {
+            rows,
+            cols,
+            nnz,
+            part: r.part,
+            seed,
+        })
+    }
+
+    fn scalar(&self, s: &Spanned<RawScalar>) -> Result<Arg, LoadError> {
+        let r = s.get_ref();
+        let dtype = *r.dtype.get_ref();
+        let value = self.typed(&r.value, dtype, "scalar")?;
+        Ok(Arg::Scalar {
+            dtype,
+            bits: dtype.encode(value),
+            name: r.name.clone(),
+        })
+    }
+
+    fn tensor_map(
+        &self,
+        t: &Spanned<RawTensorMap>,
+        buffer: usize,
+        buffers: &[BufferSpec],
+    ) -> Result<TensorMap, LoadError> {
+        let loc = self.loc;
+        let r = t.get_ref();
+        let dims = r.dims.get_ref().clone();
+        let rank = dims.len();
+        if !(1..=5).contains(&rank) || dims.contains(&0) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.dims,
+                "tensor map needs 1 to 5 non-zero dims",
+            ));
+        }
+        let strides = r.strides.get_ref().clone();
+        if strides.len() != rank - 1 || strides.iter().any(|s| s % 16 != 0) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.strides,
+                format!(
+                    "tensor map needs {} byte strides, each a multiple of 16",
+                    rank - 1
+                ),
+            ));
+        }
+        let box_dims = r.box_dims.get_ref().clone();
+        if box_dims.len() != rank || box_dims.iter().any(|&b| b == 0 || b > 256) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.box_dims,
+                format!("tensor map needs {rank} box sizes in 1..=256"),
+            ));
+        }
+        let elem_strides = match &r.elem_strides {
+            Some(e)
+                if e.get_ref().len() != rank || e.get_ref().iter().any(|&s| s == 0 || s > 8) =>
+            {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    e,
+                    format!("tensor map needs {rank} element strides in 1..=8"),
+                ));
+            }
+            Some(e) => e.get_ref().clone(),
+            None => vec![1; rank],
+        };
+        let dtype = *r.dtype.get_ref();
+        let elem = dtype.size() as u64;
+        let extent = dims[0] * elem
+            + dims[1..]
+                .iter()
+                .zip(&strides)
+                .map(|(d, s)| (d - 1) * s)
+                .sum::<u64>();
+        if extent > buffers[buffer].bytes() {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &r.dims,
+                format!(
+                    "tensor map spans {extent} bytes but buffer `{}` has {}",
+                    buffers[buffer].name,
+                    buffers[buffer].bytes()
+                ),
+            ));
+        }
+        Ok(TensorMap {
+            buffer,
+            dtype,
+            dims,
+            strides,
+            box_dims,
+            elem_strides,
+            swizzle: r.swizzle.unwrap_or(Swizzle::None),
+            interleave: r.interleave.unwrap_or(Interleave::None),
+            oob_fill: r.oob_fill.unwrap_or(OobFill::Zero),
+            l2_promotion: r.l2_promotion.unwrap_or(L2Promotion::None),
+        })
+    }
+
+    fn check(
+        &self,
+        c: &Spanned<RawCheck>,
+        buffers: &[BufferSpec],
+        args: &[Arg],
+    ) -> Result<CheckSpec, LoadError> {
+        let loc = self.loc;
+        let r = c.get_ref();
+        let compare = match (&r.tolerance, &r.bitwise) {
+            (Some(t), None) if *t.get_ref() >= 0.0 => Compare::Tolerance(*t.get_ref()),
+            (Some(t), None) => return Err(loc.at(ErrorKind::Value, t, "tolerance must be >= 0")),
+            (None, Some(b)) if *b.get_ref() => Compare::Bitwise,
+            _ => {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    c,
+                    "[check] needs exactly one of `tolerance = x` or `bitwise = true`",
+                ))
+            }
+        };
+        let name = r.reference.get_ref();
+        let reference = reference::find(name).ok_or_else(|| {
+            let known: Vec<&str> = reference::references().iter().map(|r| r.name).collect();
+            loc.at(
+                ErrorKind::Reference,
+                &r.reference,
+                format!("unknown reference `{name}` (known: {})", known.join(", ")),
+            )
+        })?;
+        let scalar_names: Vec<&str> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Scalar { name: Some(n), .. } => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let need =
+            |what: &str, names: &[&str], have: &dyn Fn(&str) -> bool| -> Result<(), LoadError> {
+                match names.iter().find(|n| !have(n)) {
+                    Some(missing) => Err(loc.at(
+                        ErrorKind::Reference,
+                        &r.reference,
+                        format!("reference `{name}` needs {what} `{missing}`"),
+                    )),
+                    None => Ok(()),
+                }
+            };
+        need("an input buffer", reference.inputs, &|n| {
+            buffers.iter().any(|b| b.name == n)
+        })?;
+        let is_output = |n: &str| buffers.iter().any(|b| b.name == n && b.output);
+        need("an output buffer", reference.outputs, &is_output)?;
+        need("an output buffer", reference.timing, &is_output)?;
+        need("a scalar arg named", reference.scalars, &|n| {
+            scalar_names.contains(&n)
+        })?;
+        need("[check.params] key", reference.params, &|n| {
+            r.params.contains_key(n)
+        })?;
+        Ok(CheckSpec {
+            reference: name.clone(),
+            compare,
+            params: r.params.clone(),
+        })
+    }
+}

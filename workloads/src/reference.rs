@@ -1,0 +1,633 @@
+//! CPU references: for each named reference, a Rust function from a workload's inputs (buffers,
+//! named scalar args, `[check.params]`) to the expected contents of its output buffers.
+//!
+//! Integer references are exact (wrapping like the GPU's 32-bit arithmetic). Float references
+//! either mimic the kernel's f32 operation order (each `fmaf`/add rounded to f32, via Rust's
+//! correctly rounded `f32::mul_add`) so that `bitwise = true` holds, or compute in f64 for a
+//! `tolerance` check when the kernel's order or its `.approx` instructions cannot be mimicked.
+//! Timing microbenchmarks check what is deterministic (the final chase index, the chain's value)
+//! and declare their clock outputs in [`Reference::timing`]; those are never compared.
+//! The table [`references`] is the registry; each entry also lists the buffers, scalars and params
+//! it needs, which the manifest loader checks, so a reference never meets a missing input.
+
+use crate::data::InitData;
+use crate::dtype::Value;
+use crate::manifest::{Arg, BufferSpec, Manifest};
+
+/// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RefError {
+    #[error("no buffer named `{0}`")]
+    NoBuffer(String),
+    #[error("no scalar arg named `{0}`")]
+    NoScalar(String),
+    #[error("no [check.params] key `{0}`")]
+    NoParam(String),
+    #[error("{0} input buffers given, the manifest declares {1}")]
+    InputCount(usize, usize),
+    #[error("input `{name}` has {got} bytes, expected {want}")]
+    InputSize { name: String, got: u64, want: u64 },
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// Expected contents of one output buffer: `None` elements are not compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expected {
+    pub buffer: String,
+    pub values: Vec<Option<Value>>,
+}
+
+/// What a reference function reads: the manifest and the input bytes, with typed accessors.
+pub struct RefCtx<'a> {
+    pub manifest: &'a Manifest,
+    pub inputs: &'a [InitData],
+}
+
+impl<'a> RefCtx<'a> {
+    /// Pair a manifest with input data, one [`InitData`] per buffer in declaration order.
+    pub fn new(manifest: &'a Manifest, inputs: &'a [InitData]) -> Result<Self, RefError> {
+        if inputs.len() != manifest.buffers.len() {
+            return Err(RefError::InputCount(inputs.len(), manifest.buffers.len()));
+        }
+        for (b, d) in manifest.buffers.iter().zip(inputs) {
+            if d.len_bytes() != b.bytes() {
+                return Err(RefError::InputSize {
+                    name: b.name.clone(),
+                    got: d.len_bytes(),
+                    want: b.bytes(),
+                });
+            }
+        }
+        Ok(RefCtx { manifest, inputs })
+    }
+
+    fn buffer(&self, name: &str) -> Result<(&'a BufferSpec, &'a InitData), RefError> {
+        let i = self
+            .manifest
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| RefError::NoBuffer(name.into()))?;
+        Ok((&self.manifest.buffers[i], &self.inputs[i]))
+    }
+
+    /// Spec (dtype, len) of a buffer.
+    pub fn spec(&self, name: &str) -> Result<&'a BufferSpec, RefError> {
+        Ok(self.buffer(name)?.0)
+    }
+
+    /// Every element of an input buffer, decoded (materialises the buffer).
+    pub fn values(&self, name: &str) -> Result<Vec<Value>, RefError> {
+        let (spec, data) = self.buffer(name)?;
+        let bytes = data.to_vec();
+        Ok(bytes
+            .chunks(spec.dtype.size())
+            .map(|c| spec.dtype.decode(spec.dtype.read_bits(c)))
+            .collect())
+    }
+
+    /// One element, read without materialising the buffer (for huge sparse inputs).
+    pub fn element(&self, name: &str, index: u64) -> Result<Value, RefError> {
+        let (spec, data) = self.buffer(name)?;
+        if index >= spec.len {
+            return Err(RefError::Shape(format!(
+                "index {index} out of `{name}` (len {})",
+                spec.len
+            )));
+        }
+        let mut b = [0u8; 8];
+        let size = spec.dtype.size();
+        data.read(index * size as u64, &mut b[..size]);
+        Ok(spec.dtype.decode(spec.dtype.read_bits(&b)))
+    }
+
+    /// A named scalar arg's value.
+    pub fn scalar(&self, name: &str) -> Result<Value, RefError> {
+        self.manifest
+            .args
+            .iter()
+            .find_map(|a| match a {
+                Arg::Scalar {
+                    dtype,
+                    bits,
+                    name: Some(n),
+                } if n == name => Some(dtype.decode(*bits)),
+                _ => None,
+            })
+            .ok_or_else(|| RefError::NoScalar(name.into()))
+    }
+
+    /// A named scalar arg as an integer (floats truncate).
+    pub fn scalar_int(&self, name: &str) -> Result<i64, RefError> {
+        Ok(int(self.scalar(name)?) as i64)
+    }
+
+    /// A `[check.params]` value.
+    pub fn param(&self, name: &str) -> Result<i64, RefError> {
+        self.manifest
+            .check
+            .as_ref()
+            .and_then(|c| c.params.get(name).copied())
+            .ok_or_else(|| RefError::NoParam(name.into()))
+    }
+
+    /// A `[check.params]` value that must be a positive count.
+    pub fn count_param(&self, name: &str) -> Result<usize, RefError> {
+        let v = self.param(name)?;
+        usize::try_from(v)
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| RefError::Shape(format!("param `{name}` must be positive, got {v}")))
+    }
+}
+
+/// The integer in a value (floats truncate toward zero).
+fn int(v: Value) -> i128 {
+    match v {
+        Value::Int(i) => i,
+        Value::Float(f) => f as i128,
+    }
+}
+
+fn f32v(v: Value) -> f32 {
+    v.as_f64() as f32
+}
+
+fn u32v(v: Value) -> u32 {
+    int(v) as u32
+}
+
+fn fl(x: f32) -> Option<Value> {
+    Some(Value::Float(x as f64))
+}
+
+fn ui(x: u32) -> Option<Value> {
+    Some(Value::Int(x as i128))
+}
+
+/// A named reference and what it needs from the manifest.
+pub struct Reference {
+    pub name: &'static str,
+    /// One line: what it computes.
+    pub doc: &'static str,
+    /// Buffers it reads.
+    pub inputs: &'static [&'static str],
+    /// Output buffers it predicts.
+    pub outputs: &'static [&'static str],
+    /// Output buffers that hold clock values: never compared.
+    pub timing: &'static [&'static str],
+    /// Scalar args (by `name`) it reads.
+    pub scalars: &'static [&'static str],
+    /// `[check.params]` keys it reads.
+    pub params: &'static [&'static str],
+    pub compute: fn(&RefCtx) -> Result<Vec<Expected>, RefError>,
+}
+
+/// Look a reference up by name.
+pub fn find(name: &str) -> Option<&'static Reference> {
+    references().iter().find(|r| r.name == name)
+}
+
+macro_rules! refs {
+    ($( $name:literal : $doc:literal, in [$($i:literal),*], out [$($o:literal),*], timing [$($t:literal),*],
+        scalars [$($s:literal),*], params [$($p:literal),*] => $f:expr ;)*) => {
+        &[$(Reference {
+            name: $name, doc: $doc, inputs: &[$($i),*], outputs: &[$($o),*], timing: &[$($t),*],
+            scalars: &[$($s),*], params: &[$($p),*], compute: $f,
+        }),*]
+    };
+}
+
+/// Every named reference.
+pub fn references() -> &'static [Reference] {
+    static REFS: &[Reference] = refs! {
+        "add": "c[i] = a[i] + b[i] in f32", in ["a", "b"], out ["c"], timing [], scalars [], params []
+            => |c| map(c, &["a", "b"], "c", |v| fl(f32v(v[0]) + f32v(v[1])));
+        "saxpy": "y[i] = fmaf(a, x[i], y[i]) (y in place)", in ["x", "y"], out ["y"], timing [], scalars ["a"], params []
+            => |c| { let a = f32v(c.scalar("a")?); map(c, &["x", "y"], "y", |v| fl(a.mul_add(f32v(v[0]), f32v(v[1])))) };
+        "copy": "out[i] = in[i]", in ["in"], out ["out"], timing [], scalars [], params []
+            => |c| map(c, &["in"], "out", |v| Some(v[0]));
+        "strided_copy": "out[i] = in[i*stride + offset]", in ["in"], out ["out"], timing [], scalars ["stride", "offset"], params []
+            => strided_copy;
+        "pointer_chase": "result = [index after warmup+iters steps from 0, cycles (timing)]",
+            in ["chain"], out ["result"], timing [], scalars ["warmup", "iters"], params [] => pointer_chase;
+        "smem_chain": "out[t] = (lane(t)*stride) mod 1024 (a chain j = s[j] over s[k] = k)",
+            in [], out ["out"], timing ["cycles"], scalars ["stride"], params [] => smem_chain;
+        "ffma_chain": "per thread: chains v_c = x + c iterated v = fmaf(v, a, b), summed in f32",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => |c| {
+                let (a, b) = (f32v(c.scalar("a")?), f32v(c.scalar("b")?));
+                chain(c, |x, k| f32v(x) + k as f32, |v| v.mul_add(a, b), |s, v| s + v, fl)
+            };
+        "imad_chain": "per thread: chains v_c = x + c iterated v = v*a + b (u32 wrapping), summed",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => |c| {
+                let (a, b) = (u32v(c.scalar("a")?), u32v(c.scalar("b")?));
+                chain(c, |x, k| u32v(x).wrapping_add(k as u32), |v| v.wrapping_mul(a).wrapping_add(b), u32::wrapping_add, ui)
+            };
+        "sfu_sin": "per thread: chains v_c = x + c/4 iterated v = sin(v), summed (f64)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
+            => |c| chain(c, sfu_start, f64::sin, |s, v| s + v, |v| Some(Value::Float(v)));
+        "sfu_ex2": "per thread: chains v_c = x + c/4 iterated v = 2^(-v/2), summed (f64)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
+            => |c| chain(c, sfu_start, |v| (-0.5 * v).exp2(), |s, v| s + v, |v| Some(Value::Float(v)));
+        "sfu_rsqrt": "per thread: chains v_c = x + c/4 iterated v = 1/sqrt(v), summed (f64)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"]
+            => |c| chain(c, sfu_start, |v| 1.0 / v.sqrt(), |s, v| s + v, |v| Some(Value::Float(v)));
+        "matmul": "C = A B (n x n, row-major), f32 fmaf in k order from 0", in ["A", "B"], out ["C"], timing [],
+            scalars ["n"], params [] => matmul;
+        "block_sum": "out[b] = sum of in's b-th chunk of len(in)/len(out) (wrapping for ints, f64 for floats)",
+            in ["in"], out ["out"], timing [], scalars [], params [] => block_sum;
+        "transpose": "out (width x height) = transpose of in (height x width), row-major", in ["in"], out ["out"],
+            timing [], scalars ["width", "height"], params [] => transpose;
+        "histogram": "bins[in[i] mod len(bins)] += 1", in ["in"], out ["bins"], timing [], scalars [], params []
+            => |c| bin_add(c, "bins", |_| 1, |_, v| int(v) as usize);
+        "atomic_bins": "counters[i mod nbins] += in[i]", in ["in"], out ["counters"], timing [], scalars ["nbins"], params []
+            => |c| { let nb = c.scalar_int("nbins")?.max(1) as usize; bin_add(c, "counters", int, |i, _| i % nb) };
+        "block_scan": "out = inclusive prefix sums of in restarted every `chunk` elements", in ["in"], out ["out"],
+            timing [], scalars [], params ["chunk"] => block_scan;
+        "spmv_csr": "y = A x for CSR (row_ptr, col_idx, vals), f64", in ["row_ptr", "col_idx", "vals", "x"], out ["y"],
+            timing [], scalars [], params [] => spmv_csr;
+        "stencil5": "out = c0*in + c1*(4 neighbours) inside, in on the border (f64)", in ["in"], out ["out"], timing [],
+            scalars ["width", "height", "c0", "c1"], params [] => stencil5;
+        "divergent": "out[i] = one of four integer loops chosen by in[i]&3 (mode 0) or (i>>5)&3 (mode 1)",
+            in ["in"], out ["out"], timing [], scalars ["mode"], params [] => divergent;
+        "device_call": "out[i] = mix applied `rounds` times to in[i] (the kernel's __noinline__ hash)", in ["in"], out ["out"],
+            timing [], scalars ["rounds"], params [] => |c| {
+                let rounds = c.scalar_int("rounds")?.max(0) as u32;
+                map(c, &["in"], "out", |v| ui((0..rounds).fold(u32v(v[0]), mix)))
+            };
+        "reg_pressure": "out[i] = the 48-value register-pressure mix of in[i]", in ["in"], out ["out"], timing [], scalars [],
+            params [] => |c| map(c, &["in"], "out", |v| ui(reg_pressure(u32v(v[0]))));
+        "chunk_reverse": "out = in with every `words`-element chunk reversed", in ["in"], out ["out"], timing [],
+            scalars ["words"], params [] => chunk_reverse;
+    };
+    REFS
+}
+
+// --- generic helpers -------------------------------------------------------------------------
+
+/// Elementwise: `out[i] = f([in_0[i], in_1[i], ...])` over the output's length.
+fn map(
+    c: &RefCtx,
+    ins: &[&str],
+    out: &str,
+    f: impl Fn(&[Value]) -> Option<Value>,
+) -> Result<Vec<Expected>, RefError> {
+    let n = c.spec(out)?.len as usize;
+    let cols = ins
+        .iter()
+        .map(|i| c.values(i))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some((name, col)) = ins.iter().zip(&cols).find(|(_, col)| col.len() < n) {
+        return Err(RefError::Shape(format!(
+            "input `{name}` has {} elements, output `{out}` {n}",
+            col.len()
+        )));
+    }
+    let mut row = Vec::with_capacity(ins.len());
+    let values = (0..n)
+        .map(|i| {
+            row.clear();
+            row.extend(cols.iter().map(|col| col[i]));
+            f(&row)
+        })
+        .collect();
+    Ok(vec![Expected {
+        buffer: out.into(),
+        values,
+    }])
+}
+
+/// Counting/atomic accumulation over buffer `in`: `out[bin(i, in[i])] += weight(in[i])`,
+/// wrapping in the output's width (bins taken modulo the output's length).
+fn bin_add(
+    c: &RefCtx,
+    out: &str,
+    weight: impl Fn(Value) -> i128,
+    bin: impl Fn(usize, Value) -> usize,
+) -> Result<Vec<Expected>, RefError> {
+    let spec = c.spec(out)?;
+    let mut acc = vec![0i128; spec.len as usize];
+    for (i, v) in c.values("in")?.into_iter().enumerate() {
+        let b = bin(i, v) % acc.len();
+        acc[b] += weight(v);
+    }
+    let wrap = |v: i128| Some(spec.dtype.decode(spec.dtype.encode_int(v)));
+    Ok(vec![Expected {
+        buffer: out.into(),
+        values: acc.into_iter().map(wrap).collect(),
+    }])
+}
+
+/// The chain microbenchmarks: per thread t, `chains` values `start(x[t], c)`, each stepped
+/// `iters` times, then folded left to right with `add`.
+fn chain<T: Copy>(
+    c: &RefCtx,
+    start: impl Fn(Value, usize) -> T,
+    step: impl Fn(T) -> T,
+    add: impl Fn(T, T) -> T,
+    out: impl Fn(T) -> Option<Value>,
+) -> Result<Vec<Expected>, RefError> {
+    let (chains, iters) = (c.count_param("chains")?, c.scalar_int("iters")?.max(0));
+    map(c, &["x"], "out", |v| {
+        let vals: Vec<T> = (0..chains)
+            .map(|k| (0..iters).fold(start(v[0], k), |acc, _| step(acc)))
+            .collect();
+        out(vals[1..].iter().fold(vals[0], |s, &x| add(s, x)))
+    })
+}
+
+fn sfu_start(x: Value, k: usize) -> f64 {
+    (f32v(x) + k as f32 * 0.25) as f64
+}
+
+// --- specific references ---------------------------------------------------------------------
+
+fn strided_copy(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (stride, offset) = (c.scalar_int("stride")?, c.scalar_int("offset")?);
+    let input = c.values("in")?;
+    let n = c.spec("out")?.len as i64;
+    let values = (0..n)
+        .map(|i| {
+            let j = i * stride + offset;
+            input
+                .get(j as usize)
+                .copied()
+                .map(Some)
+                .ok_or_else(|| RefError::Shape(format!("in[{j}] out of range")))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn pointer_chase(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let steps = c.scalar_int("warmup")?.max(0) + c.scalar_int("iters")?.max(0);
+    let mut j = 0u64;
+    for _ in 0..steps {
+        j = int(c.element("chain", j)?) as u64;
+    }
+    let mut values = vec![None; c.spec("result")?.len as usize];
+    values[0] = Some(Value::Int(j as i128));
+    Ok(vec![Expected {
+        buffer: "result".into(),
+        values,
+    }])
+}
+
+fn smem_chain(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let stride = c.scalar_int("stride")?;
+    let n = c.spec("out")?.len;
+    let values = (0..n)
+        .map(|t| ui((((t % 32) as i64 * stride) & 1023) as u32))
+        .collect();
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn matmul(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let n = c.scalar_int("n")?.max(0) as usize;
+    let (a, b) = (c.values("A")?, c.values("B")?);
+    if a.len() < n * n || b.len() < n * n || (c.spec("C")?.len as usize) < n * n {
+        return Err(RefError::Shape(format!(
+            "matmul n = {n} needs {} elements per matrix",
+            n * n
+        )));
+    }
+    let (a, b): (Vec<f32>, Vec<f32>) = (
+        a.into_iter().map(f32v).collect(),
+        b.into_iter().map(f32v).collect(),
+    );
+    let mut values = vec![None; c.spec("C")?.len as usize];
+    for row in 0..n {
+        for col in 0..n {
+            values[row * n + col] =
+                fl((0..n).fold(0.0f32, |acc, k| a[row * n + k].mul_add(b[k * n + col], acc)));
+        }
+    }
+    Ok(vec![Expected {
+        buffer: "C".into(),
+        values,
+    }])
+}
+
+fn block_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let input = c.values("in")?;
+    let out = c.spec("out")?;
+    let chunk = input.len() / out.len as usize;
+    let values = input
+        .chunks(chunk.max(1))
+        .take(out.len as usize)
+        .map(|ch| {
+            Some(if out.dtype.is_float() {
+                Value::Float(ch.iter().map(|v| v.as_f64()).sum())
+            } else {
+                out.dtype
+                    .decode(out.dtype.encode_int(ch.iter().map(|&v| int(v)).sum()))
+            })
+        })
+        .collect();
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn transpose(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (w, h) = (
+        c.scalar_int("width")?.max(0) as usize,
+        c.scalar_int("height")?.max(0) as usize,
+    );
+    let input = c.values("in")?;
+    if input.len() < w * h || (c.spec("out")?.len as usize) < w * h {
+        return Err(RefError::Shape(format!(
+            "transpose of {h} x {w} needs {} elements",
+            w * h
+        )));
+    }
+    let mut values = vec![None; c.spec("out")?.len as usize];
+    for y in 0..h {
+        for x in 0..w {
+            values[x * h + y] = Some(input[y * w + x]);
+        }
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn block_scan(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let chunk = c.count_param("chunk")?;
+    let out = c.spec("out")?;
+    let input = c.values("in")?;
+    let mut values = Vec::with_capacity(input.len());
+    for ch in input.chunks(chunk) {
+        let mut acc = 0i128;
+        for &v in ch {
+            acc = int(out.dtype.decode(out.dtype.encode_int(acc + int(v))));
+            values.push(Some(Value::Int(acc)));
+        }
+    }
+    values.resize(out.len as usize, None);
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn spmv_csr(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (rp, ci, vals, x) = (
+        c.values("row_ptr")?,
+        c.values("col_idx")?,
+        c.values("vals")?,
+        c.values("x")?,
+    );
+    let rows = rp.len().saturating_sub(1).min(c.spec("y")?.len as usize);
+    let mut values = Vec::with_capacity(rows);
+    for r in 0..rows {
+        let (lo, hi) = (int(rp[r]) as usize, int(rp[r + 1]) as usize);
+        let mut sum = 0.0f64;
+        for j in lo..hi {
+            let col = ci
+                .get(j)
+                .map(|&v| int(v) as usize)
+                .ok_or_else(|| RefError::Shape(format!("col_idx[{j}] out of range")))?;
+            let xv = x
+                .get(col)
+                .ok_or_else(|| RefError::Shape(format!("x[{col}] out of range")))?;
+            let v = vals
+                .get(j)
+                .ok_or_else(|| RefError::Shape(format!("vals[{j}] out of range")))?;
+            sum += v.as_f64() * xv.as_f64();
+        }
+        values.push(Some(Value::Float(sum)));
+    }
+    values.resize(c.spec("y")?.len as usize, None);
+    Ok(vec![Expected {
+        buffer: "y".into(),
+        values,
+    }])
+}
+
+fn stencil5(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (w, h) = (
+        c.scalar_int("width")?.max(0) as usize,
+        c.scalar_int("height")?.max(0) as usize,
+    );
+    let (c0, c1) = (f32v(c.scalar("c0")?) as f64, f32v(c.scalar("c1")?) as f64);
+    let input: Vec<f64> = c.values("in")?.into_iter().map(Value::as_f64).collect();
+    if input.len() < w * h {
+        return Err(RefError::Shape(format!(
+            "stencil of {h} x {w} needs {} elements",
+            w * h
+        )));
+    }
+    let mut values = vec![None; c.spec("out")?.len as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            let v = if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                input[i]
+            } else {
+                c0 * input[i] + c1 * (input[i - w] + input[i + w] + input[i - 1] + input[i + 1])
+            };
+            if let Some(slot) = values.get_mut(i) {
+                *slot = Some(Value::Float(v));
+            }
+        }
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+fn divergent(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let mode = c.scalar_int("mode")?;
+    let input = c.values("in")?;
+    let n = c.spec("out")?.len as usize;
+    let values = input
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, &v)| {
+            ui(divergent_path(
+                u32v(v),
+                if mode == 0 {
+                    u32v(v) & 3
+                } else {
+                    (i as u32 >> 5) & 3
+                },
+            ))
+        })
+        .collect();
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+/// The four paths of `suite/divergent/kernel.cu` (keep in step).
+fn divergent_path(v: u32, path: u32) -> u32 {
+    match path {
+        0 => (0..8).fold(v, |r, _| {
+            r.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+        }),
+        1 => (0..16u32).fold(v ^ 0x9e37_79b9, |r, k| (r << 5) ^ (r >> 3) ^ k),
+        2 => (0..32u32).fold(!v, |r, k| r.wrapping_add((r >> 1) ^ k)),
+        _ => v.wrapping_mul(3),
+    }
+}
+
+/// The `__noinline__` hash of `suite/device_call/kernel.cu` (keep in step).
+fn mix(x: u32, k: u32) -> u32 {
+    let mut x = (x ^ k).wrapping_mul(0x85eb_ca6b);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xc2b2_ae35);
+    x ^ (x >> 16)
+}
+
+/// Live values and rounds of `suite/occupancy/kernel.cu`'s register-pressure body (keep in step).
+const PRESSURE_VALUES: usize = 48;
+const PRESSURE_ROUNDS: usize = 4;
+
+fn reg_pressure(x: u32) -> u32 {
+    let mut v: Vec<u32> = (0..PRESSURE_VALUES as u32)
+        .map(|k| x.wrapping_mul(2 * k + 1).wrapping_add(k))
+        .collect();
+    for _ in 0..PRESSURE_ROUNDS {
+        for k in 0..PRESSURE_VALUES {
+            let t = v[(k + 1) % PRESSURE_VALUES] ^ (v[(k + 7) % PRESSURE_VALUES] >> 3);
+            v[k] = v[k].wrapping_add(t);
+        }
+    }
+    v.iter()
+        .enumerate()
+        .fold(0u32, |s, (k, &x)| s ^ x.wrapping_add(k as u32))
+}
+
+fn chunk_reverse(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let words = c.scalar_int("words")?.max(1) as usize;
+    let input = c.values("in")?;
+    let n = c.spec("out")?.len as usize;
+    let mut values = vec![None; n];
+    for (b, ch) in input.chunks(words).enumerate() {
+        if ch.len() < words {
+            break;
+        }
+        for (k, &v) in ch.iter().rev().enumerate() {
+            if let Some(slot) = values.get_mut(b * words + k) {
+                *slot = Some(v);
+            }
+        }
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}

@@ -1,0 +1,177 @@
+//! A loaded workload: the validated manifest, its PTX text, the launch shape and the generated
+//! input bytes of every buffer, plus the bundled suite (embedded in the binary by `build.rs`).
+//!
+//! Bundled workloads live in `suite/<dir>/<case>.toml`; a workload's bundled name is the file
+//! stem `<case>`, which must equal the manifest's `name`, so `Workload::bundled("vector_add")`
+//! works from any directory. User manifests load from disk with [`Workload::load`], files named
+//! relative to the manifest.
+
+use crate::check::{self, CheckReport};
+use crate::data::InitData;
+use crate::error::{LoadError, Locator};
+use crate::manifest::{self, BufferSpec, Manifest};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+include!(concat!(env!("OUT_DIR"), "/suite_files.rs"));
+
+/// Where bundled paths appear to live, for error messages (the repository path).
+const BUNDLED_ROOT: &str = "workloads/suite";
+
+/// The launch shape, with defaults resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// From the manifest, else the PTX's `.reqnctapercluster`, else [1, 1, 1].
+    pub cluster: [u32; 3],
+    /// Dynamic shared memory per block, bytes.
+    pub dynamic_smem: u32,
+    /// From the manifest, else [`crate::ptx::PtxEntry::estimate_regs`].
+    pub regs_per_thread: u32,
+    /// True when `regs_per_thread` is the PTX estimate rather than a manifest value.
+    pub regs_estimated: bool,
+}
+
+impl Launch {
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.iter().map(|&d| d as u64).product()
+    }
+
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| d as u64).product()
+    }
+}
+
+/// A workload ready to run: what both the simulator and the GPU runner consume.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub manifest: Manifest,
+    /// The manifest's path (for bundled ones, its path in the repository).
+    pub manifest_path: PathBuf,
+    pub ptx: String,
+    pub ptx_path: PathBuf,
+    pub launch: Launch,
+    /// Initial contents of each buffer, in `manifest.buffers` order.
+    pub inputs: Vec<InitData>,
+}
+
+impl Workload {
+    /// Load a manifest from disk; the PTX and `file` inits are read relative to it.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, LoadError> {
+        let path = path.as_ref();
+        let src = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        Self::parse(&src, path, &|rel| std::fs::read(dir.join(rel)))
+    }
+
+    /// A workload of the bundled suite by name (see [`bundled_names`]).
+    pub fn bundled(name: &str) -> Result<Self, LoadError> {
+        let (path, bytes) = SUITE_FILES
+            .iter()
+            .find(|(p, _)| p.ends_with(".toml") && stem(p) == name)
+            .ok_or_else(|| LoadError::UnknownBundled {
+                name: name.to_string(),
+                count: bundled_names().len(),
+            })?;
+        let shown = Path::new(BUNDLED_ROOT).join(path);
+        let src = std::str::from_utf8(bytes).map_err(|e| LoadError::Io {
+            path: shown.clone(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        Self::parse(src, &shown, &|rel| bundled_file(dir, rel))
+    }
+
+    /// Parse manifest text `src` (shown in errors as `path`), reading the files it names with `read`.
+    pub fn parse(
+        src: &str,
+        path: &Path,
+        read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
+    ) -> Result<Self, LoadError> {
+        let loc = Locator {
+            file: path.to_path_buf(),
+            src,
+        };
+        let parsed = manifest::parse(&loc, read)?;
+        let m = parsed.manifest;
+        let launch = Launch {
+            grid: m.grid,
+            block: m.block,
+            cluster: m
+                .cluster
+                .or(parsed.entry.reqnctapercluster)
+                .unwrap_or([1, 1, 1]),
+            dynamic_smem: m.dynamic_smem,
+            regs_per_thread: m
+                .regs_per_thread
+                .unwrap_or_else(|| parsed.entry.estimate_regs()),
+            regs_estimated: m.regs_per_thread.is_none(),
+        };
+        let inputs = m
+            .buffers
+            .iter()
+            .map(|b| b.init.generate(b.dtype, b.len))
+            .collect();
+        let ptx_path = path.parent().unwrap_or(Path::new("")).join(&m.ptx);
+        Ok(Workload {
+            manifest: m,
+            manifest_path: path.to_path_buf(),
+            ptx: parsed.ptx,
+            ptx_path,
+            launch,
+            inputs,
+        })
+    }
+
+    /// A buffer's spec and initial data by name.
+    pub fn buffer(&self, name: &str) -> Option<(&BufferSpec, &InitData)> {
+        let i = self.manifest.buffers.iter().position(|b| b.name == name)?;
+        Some((&self.manifest.buffers[i], &self.inputs[i]))
+    }
+
+    /// Compare output buffers (name, bytes read back) with the reference computed from `inputs`
+    /// (one per buffer, in `manifest.buffers` order; normally `&self.inputs`).
+    pub fn check<'a>(
+        &self,
+        inputs: &[InitData],
+        outputs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> CheckReport {
+        let outputs: BTreeMap<&str, &[u8]> = outputs.into_iter().collect();
+        check::check(&self.manifest, inputs, &outputs)
+    }
+}
+
+fn stem(path: &str) -> &str {
+    let file = path.rsplit_once('/').map_or(path, |(_, f)| f);
+    file.strip_suffix(".toml").unwrap_or(file)
+}
+
+fn bundled_file(dir: &str, rel: &str) -> io::Result<Vec<u8>> {
+    let rel = rel.trim_start_matches("./");
+    let full = if dir.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{dir}/{rel}")
+    };
+    SUITE_FILES
+        .iter()
+        .find(|(p, _)| *p == full)
+        .map(|(_, b)| b.to_vec())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("no bundled file `{full}`")))
+}
+
+/// Names of the bundled workloads, sorted.
+pub fn bundled_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = SUITE_FILES
+        .iter()
+        .filter(|(p, _)| p.ends_with(".toml"))
+        .map(|(p, _)| stem(p))
+        .collect();
+    names.sort_unstable();
+    names
+}

@@ -1,0 +1,8 @@
+// out[i] = in[i * stride + offset]: global-memory coalescing. With 4-byte words a warp's load
+// touches 4 sectors at stride 1 and min(32, 4 * stride) sectors at larger strides; an offset
+// that is not a multiple of 8 words spreads the warp's 128 bytes over an extra sector.
+extern "C" __global__ void copy_strided(const float* in, float* out, int n, int stride, int offset)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[(long long)i * stride + offset];
+}

@@ -1,0 +1,518 @@
+//! One test per error kind: the message names file:line:column and the key path, and no input
+//! (arbitrary or mutated TOML) makes the loader panic.
+
+use proptest::prelude::*;
+use std::path::Path;
+use warpsim_workloads::{
+    ErrorKind, Interleave, L2Promotion, ManifestError, OobFill, Swizzle, Workload,
+};
+
+const PTX: &str = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1,\n\t.param .u32 k_param_2\n)\n{\n\tret;\n}\n";
+
+const GOOD: &str = r#"name = "t"
+ptx = "k.ptx"
+entry = "k"
+grid = [4, 1, 1]
+block = [32, 1, 1]
+
+[[buffer]]
+name = "in"
+dtype = "f32"
+len = 128
+init = { uniform = [-1.0, 1.0], seed = 1 }
+
+[[buffer]]
+name = "out"
+dtype = "f32"
+len = 128
+output = true
+
+[[arg]]
+buffer = "in"
+
+[[arg]]
+buffer = "out"
+
+[[arg]]
+scalar = { dtype = "s32", value = 128, name = "n" }
+
+[check]
+reference = "copy"
+bitwise = true
+"#;
+
+fn read(rel: &str) -> std::io::Result<Vec<u8>> {
+    match rel {
+        "k.ptx" => Ok(PTX.as_bytes().to_vec()),
+        "eight.bin" => Ok(vec![0; 8]),
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such file",
+        )),
+    }
+}
+
+fn load(src: &str) -> Result<Workload, warpsim_workloads::LoadError> {
+    Workload::parse(src, Path::new("dir/t.toml"), &read)
+}
+
+/// Load `src` (GOOD with `from` replaced by `to`), expect an error of `kind` at the first
+/// occurrence of `at` in the edited source (plus `col_shift` characters), on key `key`.
+fn expect(
+    from: &str,
+    to: &str,
+    kind: ErrorKind,
+    at: &str,
+    col_shift: usize,
+    key: &str,
+) -> ManifestError {
+    assert!(GOOD.contains(from), "{from:?} not in the base manifest");
+    let src = GOOD.replacen(from, to, 1);
+    let err = load(&src).expect_err("the edit must be rejected");
+    let e = err
+        .manifest_error()
+        .unwrap_or_else(|| panic!("not a manifest error: {err}"))
+        .clone();
+    let offset = src
+        .find(at)
+        .unwrap_or_else(|| panic!("{at:?} not in the edited source"))
+        + col_shift;
+    let line = src[..offset].matches('\n').count() + 1;
+    let column = offset - src[..offset].rfind('\n').map_or(0, |p| p + 1) + 1;
+    assert_eq!(
+        (e.kind, e.line, e.column, e.key.as_str()),
+        (kind, line, column, key),
+        "{e}"
+    );
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with(&format!("dir/t.toml:{line}:{column}: ")),
+        "{shown}"
+    );
+    if !key.is_empty() {
+        assert!(shown.contains(&format!("`{key}`")), "{shown}");
+    }
+    e
+}
+
+#[test]
+fn good_manifest_loads() {
+    let w = load(GOOD).unwrap();
+    assert_eq!(w.launch.cluster, [1, 1, 1]);
+    assert!(w.launch.regs_estimated);
+}
+
+#[test]
+fn syntax_error() {
+    // the parser notices the missing `]` at the next line's first token
+    expect(
+        "grid = [4, 1, 1]",
+        "grid = [4, 1, 1",
+        ErrorKind::Syntax,
+        "\nblock",
+        1,
+        "grid",
+    );
+}
+
+#[test]
+fn unknown_key() {
+    let e = expect(
+        "output = true",
+        "output = true\ncolour = 3",
+        ErrorKind::UnknownKey,
+        "colour",
+        0,
+        "buffer[1].colour",
+    );
+    assert!(e.message.contains("colour"));
+}
+
+#[test]
+fn wrong_type() {
+    expect(
+        "len = 128\ninit",
+        "len = \"big\"\ninit",
+        ErrorKind::Type,
+        "\"big\"",
+        0,
+        "buffer[0].len",
+    );
+}
+
+#[test]
+fn unknown_dtype() {
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit",
+        "dtype = \"f33\"\nlen = 128\ninit",
+        ErrorKind::Value,
+        "\"f33\"",
+        0,
+        "buffer[0].dtype",
+    );
+}
+
+#[test]
+fn unknown_buffer_in_arg() {
+    let e = expect(
+        "buffer = \"out\"",
+        "buffer = \"outt\"",
+        ErrorKind::UnknownBuffer,
+        "\"outt\"",
+        0,
+        "arg[1].buffer",
+    );
+    assert!(e.message.contains("outt"));
+}
+
+#[test]
+fn zero_length() {
+    expect(
+        "len = 128\ninit",
+        "len = 0\ninit",
+        ErrorKind::Value,
+        "0\ninit",
+        0,
+        "buffer[0].len",
+    );
+}
+
+#[test]
+fn uniform_lo_above_hi() {
+    expect(
+        "[-1.0, 1.0]",
+        "[1.0, -1.0]",
+        ErrorKind::Value,
+        "[1.0, -1.0]",
+        0,
+        "buffer[0].init.uniform",
+    );
+}
+
+#[test]
+fn chase_footprint_not_multiple_of_stride() {
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"u32\"\nlen = 128\ninit = { chase = { footprint = 500, stride = 64 }, seed = 1 }",
+        ErrorKind::Value,
+        "500",
+        0,
+        "buffer[0].init.chase.footprint",
+    );
+}
+
+#[test]
+fn init_does_not_match_dtype() {
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit",
+        "dtype = \"u32\"\nlen = 128\ninit",
+        ErrorKind::DTypeMismatch,
+        "-1.0",
+        0,
+        "buffer[0].init.uniform[0]",
+    );
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"s8\"\nlen = 128\ninit = { uniform = [0, 256], seed = 1 }",
+        ErrorKind::DTypeMismatch,
+        "256",
+        0,
+        "buffer[0].init.uniform[1]",
+    );
+}
+
+#[test]
+fn integer_out_of_dtype_range() {
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"u8\"\nlen = 512\ninit = { const = 300 }",
+        ErrorKind::DTypeMismatch,
+        "300",
+        0,
+        "buffer[0].init.const",
+    );
+}
+
+#[test]
+fn missing_init_file() {
+    expect(
+        "{ uniform = [-1.0, 1.0], seed = 1 }",
+        "{ file = \"data.bin\" }",
+        ErrorKind::File,
+        "\"data.bin\"",
+        0,
+        "buffer[0].init.file",
+    );
+}
+
+#[test]
+fn init_file_of_wrong_size() {
+    let e = expect(
+        "{ uniform = [-1.0, 1.0], seed = 1 }",
+        "{ file = \"eight.bin\" }",
+        ErrorKind::File,
+        "\"eight.bin\"",
+        0,
+        "buffer[0].init.file",
+    );
+    assert!(e.message.contains("512"), "{e}");
+}
+
+#[test]
+fn missing_ptx() {
+    expect(
+        "ptx = \"k.ptx\"",
+        "ptx = \"gone.ptx\"",
+        ErrorKind::File,
+        "\"gone.ptx\"",
+        0,
+        "ptx",
+    );
+}
+
+#[test]
+fn entry_not_in_ptx() {
+    expect(
+        "entry = \"k\"",
+        "entry = \"kk\"",
+        ErrorKind::Ptx,
+        "\"kk\"",
+        0,
+        "entry",
+    );
+}
+
+#[test]
+fn arg_type_does_not_match_ptx() {
+    expect(
+        "dtype = \"s32\", value = 128",
+        "dtype = \"f32\", value = 128",
+        ErrorKind::Ptx,
+        "{ dtype = \"f32\"",
+        0,
+        "arg[2].scalar",
+    );
+}
+
+#[test]
+fn arg_count_does_not_match_ptx() {
+    let e = expect(
+        "[check]",
+        "[[arg]]\nbuffer = \"in\"\n\n[check]",
+        ErrorKind::Ptx,
+        "\"in\"\n\n[check]",
+        0,
+        "arg[3].buffer",
+    );
+    assert!(
+        e.message.contains("4 [[arg]]") && e.message.contains("3 parameters"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_reference() {
+    expect(
+        "reference = \"copy\"",
+        "reference = \"cpy\"",
+        ErrorKind::Reference,
+        "\"cpy\"",
+        0,
+        "check.reference",
+    );
+}
+
+#[test]
+fn reference_missing_its_scalar() {
+    let e = expect(
+        "reference = \"copy\"",
+        "reference = \"strided_copy\"",
+        ErrorKind::Reference,
+        "\"strided_copy\"",
+        0,
+        "check.reference",
+    );
+    assert!(e.message.contains("stride"), "{e}");
+}
+
+#[test]
+fn bad_launch_shape() {
+    expect(
+        "grid = [4, 1, 1]",
+        "grid = [4, 0, 1]",
+        ErrorKind::Value,
+        "0, 1]",
+        0,
+        "grid[1]",
+    );
+    expect(
+        "block = [32, 1, 1]",
+        "block = [32, 1, 1]\ncluster = [3, 1, 1]",
+        ErrorKind::Value,
+        "[3, 1, 1]",
+        0,
+        "cluster",
+    );
+}
+
+#[test]
+fn missing_required_key() {
+    let e = expect("entry = \"k\"\n", "", ErrorKind::Type, "name", 0, "name");
+    assert!(e.message.contains("entry"), "{e}");
+}
+
+#[test]
+fn unreadable_manifest_is_an_io_error() {
+    let err = Workload::load("/nonexistent/dir/x.toml").unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/dir/x.toml"));
+}
+
+#[test]
+fn unknown_bundled_name() {
+    let err = Workload::bundled("no_such_workload").unwrap_err();
+    assert!(err.to_string().contains("no_such_workload"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_text_never_panics(src in "\\PC{0,400}") {
+        let _ = load(&src);
+    }
+
+    #[test]
+    fn mutated_manifest_never_panics(edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..4, "[ -~\\n]{0,6}"), 1..6)) {
+        let mut src = GOOD.to_string();
+        for (at, op, text) in edits {
+            let mut pos = at.index(src.len() + 1);
+            while !src.is_char_boundary(pos) { pos -= 1; }
+            match op {
+                0 => src.insert_str(pos, &text),
+                1 => { let end = (pos + text.len()).min(src.len()); if src.is_char_boundary(end) { src.replace_range(pos..end, ""); } }
+                2 => { let end = (pos + text.len()).min(src.len()); if src.is_char_boundary(end) { src.replace_range(pos..end, &text); } }
+                _ => { let digits = "0-1e99nan"; src.insert_str(pos, &digits[..text.len().min(digits.len())]); }
+            }
+        }
+        if let Err(e) = load(&src) {
+            if let Some(m) = e.manifest_error() {
+                prop_assert!(m.line >= 1 && m.column >= 1);
+            }
+        }
+    }
+}
+
+const TMA_PTX: &str = ".visible .entry t(\n\t.param .align 64 .b8 t_param_0[128],\n\t.param .u64 t_param_1\n)\n{\n\tret;\n}\n";
+
+const TMA: &str = r#"name = "tma"
+ptx = "t.ptx"
+entry = "t"
+grid = [4, 4, 1]
+block = [128, 1, 1]
+cluster = [2, 1, 1]
+
+[[buffer]]
+name = "in"
+dtype = "f32"
+len = 65536
+
+[[buffer]]
+name = "out"
+dtype = "f32"
+len = 65536
+output = true
+
+[[arg]]
+tensor_map = { buffer = "in", dtype = "f32", dims = [256, 256], strides = [1024], box = [64, 64], swizzle = "128B", l2_promotion = "256B" }
+
+[[arg]]
+buffer = "out"
+"#;
+
+fn load_tma(src: &str) -> Result<Workload, warpsim_workloads::LoadError> {
+    let read = |rel: &str| match rel {
+        "t.ptx" => Ok(TMA_PTX.as_bytes().to_vec()),
+        _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+    };
+    Workload::parse(src, Path::new("tma.toml"), &read)
+}
+
+#[test]
+fn tensor_map_arg_loads_with_defaults() {
+    let w = load_tma(TMA).unwrap();
+    let warpsim_workloads::Arg::TensorMap(t) = &w.manifest.args[0] else {
+        panic!("not a tensor map")
+    };
+    assert_eq!(
+        (
+            t.buffer,
+            t.dims.as_slice(),
+            t.strides.as_slice(),
+            t.box_dims.as_slice()
+        ),
+        (0, &[256u64, 256][..], &[1024u64][..], &[64u32, 64][..])
+    );
+    assert_eq!(t.elem_strides, vec![1, 1]);
+    assert_eq!(
+        (t.swizzle, t.interleave, t.oob_fill, t.l2_promotion),
+        (
+            Swizzle::B128,
+            Interleave::None,
+            OobFill::Zero,
+            L2Promotion::B256
+        )
+    );
+    assert_eq!(w.launch.cluster, [2, 1, 1]);
+}
+
+#[test]
+fn tensor_map_errors_are_located() {
+    let cases = [
+        (
+            "strides = [1024]",
+            "strides = [1000]",
+            "[1000]",
+            "arg[0].tensor_map.strides",
+        ),
+        (
+            "box = [64, 64]",
+            "box = [64, 512]",
+            "[64, 512]",
+            "arg[0].tensor_map.box",
+        ),
+        (
+            "dims = [256, 256]",
+            "dims = [256, 512]",
+            "[256, 512]",
+            "arg[0].tensor_map.dims",
+        ),
+        (
+            "buffer = \"in\", dtype",
+            "buffer = \"nope\", dtype",
+            "\"nope\"",
+            "arg[0].tensor_map.buffer",
+        ),
+    ];
+    for (from, to, at, key) in cases {
+        let src = TMA.replacen(from, to, 1);
+        let err = load_tma(&src).expect_err(to);
+        let e = err.manifest_error().unwrap();
+        let offset = src.find(at).unwrap();
+        let column = offset - src[..offset].rfind('\n').unwrap();
+        assert_eq!(
+            (e.line, e.column, e.key.as_str()),
+            (src[..offset].matches('\n').count() + 1, column, key),
+            "{e}"
+        );
+    }
+    // a tensor map where the PTX has a pointer, and a pointer where it has a tensor map
+    let swapped = TMA
+        .replacen(
+            "[[arg]]\ntensor_map",
+            "[[arg]]\nbuffer = \"in\"\n\n[[arg]]\ntensor_map",
+            1,
+        )
+        .replacen("\n[[arg]]\nbuffer = \"out\"\n", "", 1);
+    let e = load_tma(&swapped).unwrap_err();
+    assert_eq!(e.manifest_error().unwrap().kind, ErrorKind::Ptx, "{e}");
+}

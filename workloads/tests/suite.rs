@@ -1,0 +1,209 @@
+//! The bundled suite: every workload loads, its `[[arg]]` list matches its PTX entry, its
+//! reference runs on the real inputs and a check of the reference's own prediction passes (and
+//! one flipped element fails), and the generated input bytes are pinned by FNV-1a hashes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use warpsim_workloads::{bundled_names, ptx, references, Arg, CheckStatus, RefCtx, Workload};
+
+const GOLDEN: &str = "tests/golden_inputs.txt";
+
+#[test]
+fn suite_loads_and_names_match_files() {
+    let names = bundled_names();
+    assert!(names.len() >= 30, "only {} bundled workloads", names.len());
+    let mut sorted = names.clone();
+    sorted.dedup();
+    assert_eq!(sorted.len(), names.len(), "duplicate bundled names");
+    for name in names {
+        let w = Workload::bundled(name).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            w.manifest.name,
+            name,
+            "{}: `name` must equal the file stem",
+            w.manifest_path.display()
+        );
+        assert!(
+            w.manifest.description.is_some(),
+            "{name}: add a description"
+        );
+        assert!(w.manifest.check.is_some(), "{name}: add a [check]");
+        assert!(w.manifest_path.starts_with("workloads/suite"));
+    }
+}
+
+/// The manifest's args against a light read of the `.entry NAME(` parameter list.
+#[test]
+fn args_match_ptx_parameters() {
+    for name in bundled_names() {
+        let w = Workload::bundled(name).unwrap();
+        let entry = ptx::find_entry(&w.ptx, &w.manifest.entry)
+            .unwrap_or_else(|| panic!("{name}: entry not found"));
+        assert_eq!(
+            entry.params.len(),
+            w.manifest.args.len(),
+            "{name}: parameter count"
+        );
+        for (i, (arg, p)) in w.manifest.args.iter().zip(&entry.params).enumerate() {
+            let ok = match arg {
+                Arg::Buffer { .. } => p.ty == "u64" && p.array.is_none(),
+                Arg::Scalar { dtype, .. } => {
+                    let want = if dtype.is_float() {
+                        format!("f{}", 8 * dtype.size())
+                    } else {
+                        format!("u{}", 8 * dtype.size())
+                    };
+                    p.ty == want
+                        || p.ty == format!("s{}", 8 * dtype.size())
+                        || p.ty == format!("b{}", 8 * dtype.size())
+                }
+                Arg::TensorMap(_) => p.ty == "b8" && p.array == Some(128),
+            };
+            assert!(
+                ok,
+                "{name}: arg {i} ({arg:?}) does not match `.param .{} {}`",
+                p.ty, p.name
+            );
+        }
+    }
+}
+
+/// Encode a reference's prediction as output bytes (open elements as zeros), and name the first
+/// compared element (buffer, index).
+fn predicted_outputs(w: &Workload) -> (BTreeMap<String, Vec<u8>>, (String, usize)) {
+    let check = w.manifest.check.as_ref().unwrap();
+    let reference = references()
+        .iter()
+        .find(|r| r.name == check.reference)
+        .unwrap();
+    let ctx = RefCtx::new(&w.manifest, &w.inputs).unwrap();
+    let expected = (reference.compute)(&ctx).unwrap_or_else(|e| panic!("{}: {e}", w.manifest.name));
+    let mut out = BTreeMap::new();
+    let first = expected
+        .iter()
+        .find_map(|e| Some((e.buffer.clone(), e.values.iter().position(Option::is_some)?)))
+        .expect("the reference predicts something");
+    for b in w.manifest.buffers.iter().filter(|b| b.output) {
+        let mut bytes = Vec::with_capacity(b.bytes() as usize);
+        match expected.iter().find(|e| e.buffer == b.name) {
+            Some(e) => {
+                assert_eq!(
+                    e.values.len() as u64,
+                    b.len,
+                    "{}: expected length of `{}`",
+                    w.manifest.name,
+                    b.name
+                );
+                for v in &e.values {
+                    b.dtype
+                        .push_bits(v.map_or(0, |v| b.dtype.encode(v)), &mut bytes);
+                }
+            }
+            None => bytes.resize(b.bytes() as usize, 0),
+        }
+        out.insert(b.name.clone(), bytes);
+    }
+    (out, first)
+}
+
+#[test]
+fn references_run_and_checks_pass_on_their_own_prediction() {
+    for name in bundled_names() {
+        let w = Workload::bundled(name).unwrap();
+        let (mut outputs, (buffer, i)) = predicted_outputs(&w);
+        let report = w.check(
+            &w.inputs,
+            outputs.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        );
+        assert_eq!(report.status, CheckStatus::Pass, "{report}");
+        assert!(
+            report.buffers.iter().map(|b| b.compared).sum::<u64>() > 0,
+            "{name}: nothing compared"
+        );
+
+        // corrupt the first compared element well beyond any tolerance: exactly one mismatch
+        let b = w
+            .manifest
+            .buffers
+            .iter()
+            .find(|b| b.name == buffer)
+            .unwrap();
+        let size = b.dtype.size();
+        let bytes = outputs.get_mut(&b.name).unwrap();
+        let v = b.dtype.decode(b.dtype.read_bits(&bytes[i * size..]));
+        let mut bad = Vec::new();
+        b.dtype.push_bits(
+            b.dtype.encode_f64(v.as_f64() + 1.0 + v.as_f64().abs()),
+            &mut bad,
+        );
+        bytes[i * size..][..size].copy_from_slice(&bad);
+        let report = w.check(
+            &w.inputs,
+            outputs.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        );
+        assert_eq!(report.status, CheckStatus::Fail, "{name}");
+        assert_eq!(report.mismatches.len(), 1, "{report}");
+        assert_eq!(
+            (
+                report.mismatches[0].buffer.as_str(),
+                report.mismatches[0].index
+            ),
+            (b.name.as_str(), i as u64)
+        );
+        assert!(
+            report.to_string().contains(&format!("{}[{i}]", b.name)),
+            "{report}"
+        );
+    }
+}
+
+/// Pins FNV-1a 64 of every bundled input: a generator change shows up as a diff of
+/// tests/golden_inputs.txt. Regenerate with `UPDATE_GOLDEN=1 cargo test -p warpsim-workloads`.
+#[test]
+fn golden_input_hashes() {
+    let mut text =
+        String::from("# workload buffer fnv1a64-of-initial-bytes (generated by tests/suite.rs)\n");
+    for name in bundled_names() {
+        let w = Workload::bundled(name).unwrap();
+        for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
+            writeln!(text, "{name} {} {:016x}", spec.name, data.fnv1a64()).unwrap();
+        }
+    }
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(GOLDEN, &text).unwrap();
+    }
+    let pinned = std::fs::read_to_string(GOLDEN).unwrap_or_default();
+    assert!(
+        pinned == text,
+        "generated inputs changed; review, then UPDATE_GOLDEN=1 to re-pin:\n{}",
+        diff(&pinned, &text)
+    );
+}
+
+fn diff(old: &str, new: &str) -> String {
+    let mut out = String::new();
+    for l in old.lines().filter(|l| !new.lines().any(|n| n == *l)) {
+        writeln!(out, "- {l}").unwrap();
+    }
+    for l in new.lines().filter(|l| !old.lines().any(|o| o == *l)) {
+        writeln!(out, "+ {l}").unwrap();
+    }
+    out
+}
+
+/// Sizes stay simulator-friendly: at most ~270K threads and no chase beyond the sparse budget.
+#[test]
+fn sizes_are_simulator_friendly() {
+    for name in bundled_names() {
+        let w = Workload::bundled(name).unwrap();
+        let threads = w.launch.blocks() * w.launch.threads_per_block();
+        assert!(threads <= 1 << 17, "{name}: {threads} threads");
+        let dense: u64 = w
+            .inputs
+            .iter()
+            .flat_map(|d| d.chunks())
+            .map(|(_, b)| b.len() as u64)
+            .sum();
+        assert!(dense <= 16 << 20, "{name}: {dense} bytes of non-zero input");
+    }
+}

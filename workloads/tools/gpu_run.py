@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Run workloads exported by `gpu_cross_check export DIR` on GPU 0 through the CUDA driver API.
+
+For each DIR/<name>/launch.txt: load the PTX (JIT by the driver), allocate and zero every buffer,
+copy the input chunks, launch once, and write each output buffer to out_<i>.bin. Also records the
+kernel's register count (CU_FUNC_ATTRIBUTE_NUM_REGS) in regs.txt. Usage: gpu_run.py DIR [REPO_ROOT]
+No dependencies beyond python3 and libcuda.so.1.
+"""
+import ctypes
+import os
+import struct
+import sys
+
+cu = ctypes.CDLL("libcuda.so.1")
+
+
+def ck(rc, what):
+    if rc != 0:
+        s = ctypes.c_char_p()
+        cu.cuGetErrorString(rc, ctypes.byref(s))
+        raise RuntimeError("%s failed: %d %s" % (what, rc, s.value.decode() if s.value else ""))
+
+
+def run_one(wdir, root):
+    lines = [l.split() for l in open(os.path.join(wdir, "launch.txt")).read().splitlines()]
+    info = {l[0]: l[1:] for l in lines if l[0] in ("entry", "ptx", "grid", "block", "smem")}
+    bufs = [l[1:] for l in lines if l[0] == "buffer"]
+    args = [l[1:] for l in lines if l[0] == "arg"]
+    ptx_path = os.path.join(root, info["ptx"][0])
+    ptx = open(ptx_path, "rb").read() + b"\0"
+    mod = ctypes.c_void_p()
+    ck(cu.cuModuleLoadData(ctypes.byref(mod), ptx), "cuModuleLoadData " + ptx_path)
+    fn = ctypes.c_void_p()
+    ck(cu.cuModuleGetFunction(ctypes.byref(fn), mod, info["entry"][0].encode()), "cuModuleGetFunction")
+    smem = int(info["smem"][0])
+    if smem > 48 * 1024:
+        ck(cu.cuFuncSetAttribute(fn, 8, smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+    regs = ctypes.c_int()
+    ck(cu.cuFuncGetAttribute(ctypes.byref(regs), 4, fn), "cuFuncGetAttribute(NUM_REGS)")
+    lmem = ctypes.c_int()
+    ck(cu.cuFuncGetAttribute(ctypes.byref(lmem), 3, fn), "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")
+    open(os.path.join(wdir, "regs.txt"), "w").write("%d %d\n" % (regs.value, lmem.value))
+    ptrs = []
+    for i, (name, size, output) in enumerate(bufs):
+        size = int(size)
+        p = ctypes.c_uint64()
+        ck(cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(size)), "cuMemAlloc")
+        ck(cu.cuMemsetD8_v2(p, ctypes.c_ubyte(0), ctypes.c_size_t(size)), "cuMemsetD8")
+        data = open(os.path.join(wdir, "in_%d.bin" % i), "rb").read()
+        pos = 0
+        while pos < len(data):
+            off, n = struct.unpack_from("<QQ", data, pos)
+            pos += 16
+            chunk = data[pos:pos + n]
+            pos += n
+            ck(cu.cuMemcpyHtoD_v2(ctypes.c_uint64(p.value + off), chunk, ctypes.c_size_t(n)), "cuMemcpyHtoD")
+        ptrs.append(p)
+    holders = []
+    for a in args:
+        if a[0] == "buffer":
+            holders.append(ctypes.c_uint64(ptrs[int(a[1])].value))
+        else:
+            size, bits = int(a[1]), int(a[2], 16)
+            holders.append({1: ctypes.c_uint8, 2: ctypes.c_uint16, 4: ctypes.c_uint32, 8: ctypes.c_uint64}[size](bits))
+    params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+    g = [int(x) for x in info["grid"]]
+    b = [int(x) for x in info["block"]]
+    ck(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], smem, None, params, None), "cuLaunchKernel")
+    ck(cu.cuCtxSynchronize(), "cuCtxSynchronize")
+    for i, (name, size, output) in enumerate(bufs):
+        if output == "1":
+            out = ctypes.create_string_buffer(int(size))
+            ck(cu.cuMemcpyDtoH_v2(out, ptrs[i], ctypes.c_size_t(int(size))), "cuMemcpyDtoH")
+            open(os.path.join(wdir, "out_%d.bin" % i), "wb").write(out.raw)
+        ck(cu.cuMemFree_v2(ptrs[i]), "cuMemFree")
+    ck(cu.cuModuleUnload(mod), "cuModuleUnload")
+    return regs.value, lmem.value
+
+
+def main():
+    d = sys.argv[1]
+    root = sys.argv[2] if len(sys.argv) > 2 else "."
+    ck(cu.cuInit(0), "cuInit")
+    dev = ctypes.c_int()
+    ck(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    ctx = ctypes.c_void_p()
+    ck(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    ck(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    failed = 0
+    for name in sorted(os.listdir(d)):
+        try:
+            regs, lmem = run_one(os.path.join(d, name), root)
+            print("ran %-32s regs %3d local %d" % (name, regs, lmem))
+        except Exception as e:  # report and go on with the next workload
+            failed += 1
+            print("ERROR %s: %s" % (name, e))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

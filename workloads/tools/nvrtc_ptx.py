@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Compile one CUDA C++ file to PTX with NVRTC (no GPU, no CUDA toolkit needed).
+
+Stand-in for `nvcc -arch=sm_90 -lineinfo -ptx` on machines without nvcc: it loads libnvrtc.so.13
+from the PyPI wheel `nvidia-cuda-nvrtc==13.0.88` (site-packages/nvidia/cu13/lib) through ctypes and
+compiles with `--gpu-architecture=compute_90 -lineinfo`. NVRTC ships no CUDA headers
+(no cuda_fp16.h), so suite kernels include nothing. Usage: nvrtc_ptx.py kernel.cu kernel.ptx
+"""
+import ctypes
+import glob
+import os
+import re
+import site
+import sys
+
+
+def load_nvrtc():
+    dirs = [os.path.join(p, "nvidia", "cu13", "lib") for p in site.getsitepackages() + [site.getusersitepackages()]]
+    for d in dirs:
+        builtins = glob.glob(os.path.join(d, "libnvrtc-builtins.so.13*"))
+        lib = os.path.join(d, "libnvrtc.so.13")
+        if builtins and os.path.exists(lib):
+            # libnvrtc dlopens the builtins by bare name: load them first, by absolute path.
+            ctypes.CDLL(builtins[0], mode=ctypes.RTLD_GLOBAL)
+            return ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+    sys.exit("libnvrtc.so.13 not found: pip install nvidia-cuda-nvrtc==13.0.88")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: nvrtc_ptx.py kernel.cu kernel.ptx")
+    src_path, out_path = sys.argv[1], sys.argv[2]
+    nvrtc = load_nvrtc()
+    src = open(src_path, "rb").read()
+    prog = ctypes.c_void_p()
+    check(nvrtc, nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, os.path.basename(src_path).encode(), 0, None, None))
+    opts = [b"--gpu-architecture=compute_90", b"-lineinfo"]
+    arr = (ctypes.c_char_p * len(opts))(*opts)
+    rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    if log.value.strip():
+        sys.stderr.write(log.value.decode(errors="replace"))
+    check(nvrtc, rc)
+    nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    check(nvrtc, nvrtc.nvrtcGetPTX(prog, ptx))
+    # NVRTC writes the source's absolute path into `.file`; keep the PTX independent of the checkout.
+    text = re.sub(rb'(\.file\s+\d+\s+")[^"]*/([^"/]+")', rb"\1\2", ptx.value)
+    with open(out_path, "wb") as f:
+        f.write(text)
+
+
+def check(nvrtc, rc):
+    if rc != 0:
+        nvrtc.nvrtcGetErrorString.restype = ctypes.c_char_p
+        sys.exit("nvrtc error: " + nvrtc.nvrtcGetErrorString(rc).decode())
+
+
+if __name__ == "__main__":
+    main()
