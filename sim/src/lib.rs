@@ -28,3 +28,4 @@ pub mod engine;
 pub mod occupancy;
 pub mod overlay;
 pub mod sm;
+pub mod launch;

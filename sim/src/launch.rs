@@ -1,0 +1,150 @@
+//! A workload on the simulator: the PTX lowered, buffers allocated and filled with the
+//! workload's generated inputs, kernel parameters packed by the program's parameter layout, the
+//! kernel run (functionally or in time), outputs read back and checked against the reference.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use warpsim_isa::program::Program;
+use warpsim_workloads::{Arg, CheckReport, Workload};
+
+use crate::config::ArchConfig;
+use crate::engine::{self, RunOptions, TimingResult};
+use crate::fault::Fault;
+use crate::functional::{self, FunctionalStats};
+use crate::gpu::Gpu;
+use crate::kernel::{Kernel, LaunchDims};
+
+/// Why a workload could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Ptx(#[from] warpsim_isa::PtxError),
+    #[error("{file}: no kernel entry `{entry}` (entries: {available})")]
+    NoEntry { file: String, entry: String, available: String },
+    #[error("workload `{workload}`: {message}")]
+    Args { workload: String, message: String },
+    #[error("{0}")]
+    Fault(Box<Fault>),
+}
+
+impl From<Fault> for RunError {
+    fn from(f: Fault) -> Self {
+        RunError::Fault(Box::new(f))
+    }
+}
+
+/// A workload placed in a fresh device.
+pub struct Prepared {
+    pub gpu: Gpu,
+    pub prog: Arc<Program>,
+    pub dims: LaunchDims,
+    pub params: Vec<u8>,
+    /// (name, device address, bytes) of every buffer, in manifest order.
+    pub buffers: Vec<(String, u64, u64)>,
+    pub regs_per_thread: u32,
+}
+
+/// Lowers the workload's kernel and lays out its device memory and parameters.
+pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
+    let file = w.ptx_path.display().to_string();
+    let progs = warpsim_isa::load(&w.ptx, &file)?;
+    let names: Vec<String> = progs.iter().map(|p| p.name.clone()).collect();
+    let prog = progs.into_iter().find(|p| p.name == w.manifest.entry).ok_or_else(|| RunError::NoEntry {
+        file,
+        entry: w.manifest.entry.clone(),
+        available: names.join(", "),
+    })?;
+    let mut gpu = Gpu::new(nsm);
+    let mut buffers = Vec::new();
+    for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
+        let addr = gpu.mem.alloc(&spec.name, spec.bytes(), 256);
+        for (off, bytes) in data.chunks() {
+            gpu.mem.write(addr + off, bytes);
+        }
+        buffers.push((spec.name.clone(), addr, spec.bytes()));
+    }
+    let bad = |message: String| RunError::Args { workload: w.manifest.name.clone(), message };
+    if w.manifest.args.len() != prog.params.len() {
+        return Err(bad(format!("{} arguments for {} kernel parameters", w.manifest.args.len(), prog.params.len())));
+    }
+    let mut params = vec![0u8; prog.param_bytes as usize];
+    for (i, (arg, &sym)) in w.manifest.args.iter().zip(&prog.params).enumerate() {
+        let s = &prog.symbols[sym as usize];
+        let (off, size) = (s.offset as usize, s.size as usize);
+        let slot = &mut params[off..off + size];
+        match arg {
+            Arg::Buffer { index } => {
+                let addr = buffers.get(*index).map(|b| b.1).ok_or_else(|| bad(format!("argument {i} names buffer {index}")))?;
+                let n = size.min(8);
+                slot[..n].copy_from_slice(&addr.to_le_bytes()[..n]);
+            }
+            Arg::Scalar { bits, .. } => {
+                let n = size.min(8);
+                slot[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
+            }
+            Arg::TensorMap(_) => {
+                return Err(bad(format!("argument {i}: tensor maps need the TMA model (`cp.async.bulk.tensor`)")));
+            }
+        }
+    }
+    let l = &w.launch;
+    let dims = LaunchDims { grid: l.grid, block: l.block, cluster: l.cluster, dynamic_smem: l.dynamic_smem };
+    Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread: l.regs_per_thread })
+}
+
+impl Prepared {
+    /// Every buffer's final contents, by name.
+    pub fn read_buffers(&self) -> Vec<(String, Vec<u8>)> {
+        self.buffers.iter().map(|(n, a, b)| (n.clone(), self.gpu.download(*a, *b))).collect()
+    }
+
+    pub fn kernel(&mut self) -> Result<Kernel, Fault> {
+        self.gpu.kernel(Arc::clone(&self.prog), self.dims, self.params.clone())
+    }
+}
+
+/// How a run went.
+pub struct Outcome {
+    pub buffers: Vec<(String, Vec<u8>)>,
+    pub check: CheckReport,
+    pub functional: Option<FunctionalStats>,
+    pub timing: Option<TimingResult>,
+    pub regs_per_thread: u32,
+    pub seconds: f64,
+}
+
+fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
+    let buffers = p.read_buffers();
+    let outputs: Vec<(&str, &[u8])> = w
+        .manifest
+        .buffers
+        .iter()
+        .zip(&buffers)
+        .filter(|(spec, _)| spec.output)
+        .map(|(_, (n, b))| (n.as_str(), b.as_slice()))
+        .collect();
+    let check = w.check(&w.inputs, outputs);
+    (buffers, check)
+}
+
+/// Runs the workload functionally (no timing).
+pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare(w, nsm)?;
+    let k = p.kernel()?;
+    let stats = functional::run(&k, &mut p.gpu.mem, 1 << 38)?;
+    let (buffers, check) = finish(w, &p);
+    Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
+}
+
+/// Runs the workload in time on `cfg`.
+pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare(w, cfg.sm.count)?;
+    let k = p.kernel()?;
+    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, max_cycles: 1 << 40 };
+    let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
+    let (buffers, check) = finish(w, &p);
+    Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
+}
