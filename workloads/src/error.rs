@@ -61,14 +61,14 @@ impl fmt::Display for ManifestError {
 /// Everything [`crate::Workload::load`] and [`crate::Workload::bundled`] can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{}: cannot read the manifest: {source}", path.display())]
+    #[error("{}: cannot read the manifest", path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
     #[error("{0}")]
     Manifest(Box<ManifestError>),
-    #[error("no bundled workload named `{name}` (see `bundled_names()`; {count} bundled)")]
+    #[error("no bundled workload named `{name}` (`warpsim workloads` lists the {count} bundled ones)")]
     UnknownBundled { name: String, count: usize },
 }
 
