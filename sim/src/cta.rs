@@ -61,6 +61,9 @@ pub struct CtaShared {
     pub smid: u32,
     /// Threads of warps that have not exited (the default barrier expectation).
     pub live_threads: u32,
+    /// `barrier.cluster` arrivals (warps) in the current phase, and completed phases.
+    pub cluster_arrived: u32,
+    pub cluster_phase: u32,
 }
 
 impl CtaShared {
@@ -73,6 +76,8 @@ impl CtaShared {
             rank,
             smid,
             live_threads: threads,
+            cluster_arrived: 0,
+            cluster_phase: 0,
         }
     }
 

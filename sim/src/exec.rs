@@ -112,10 +112,44 @@ impl GlobalMem for DeviceMemory {
     }
 }
 
+/// Completion of asynchronous work an instruction started. The functional runner applies these
+/// at once; the timing model applies them when the copy's memory traffic has completed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AsyncEvent {
+    /// `bytes` arrive at the mbarrier at shared offset `mbar` of cluster CTA `cta` (index into
+    /// `Env::ctas`, or the rank when `remote`).
+    CompleteTx { cta: usize, mbar: u64, bytes: u32 },
+    /// `cp.async.mbarrier.arrive.noinc`: one arrival once the thread's earlier `cp.async`s complete.
+    ArriveAfterCopies { cta: usize, mbar: u64, arrivals: u32 },
+    /// An asynchronous copy's global traffic (for the timing model): line-aligned bytes read or
+    /// written, and which completion mechanism it belongs to.
+    Traffic { global: Vec<(u64, u32)>, write: bool, group: AsyncGroup },
+    /// `commit_group` of Ampere `cp.async` or of bulk copies.
+    Commit { bulk: bool },
+}
+
+/// How an asynchronous copy signals completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsyncGroup {
+    /// Ampere `cp.async` commit groups.
+    CpAsync,
+    /// Bulk async-groups (`.bulk_group`).
+    Bulk,
+    /// An mbarrier transaction count (`.mbarrier::complete_tx::bytes`): the event before this
+    /// one in the list is its `CompleteTx`.
+    Mbarrier,
+}
+
 /// What the scheduler must do after a step.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     Continue,
+    /// `mbarrier.try_wait` found the phase incomplete: the warp sleeps (its pc stays on the
+    /// instruction) until the barrier at `off` of cluster CTA `cta` leaves phase `phase`.
+    MbarWait { cta: usize, off: u64, phase: bool },
+    /// `cp.async.wait_group n` / `cp.async.bulk.wait_group n`: wait until at most `n` groups
+    /// are pending (the functional runner has nothing pending).
+    AsyncWait { bulk: bool, n: u32 },
     /// The warp arrived at a CTA barrier (and blocks if `blocking`).
     Barrier(Arrival),
     ClusterArrive,
@@ -135,11 +169,13 @@ pub struct Env<'a> {
     /// The SM clock (`%clock`).
     pub clock: u64,
     pub trace: &'a mut MemTrace,
+    /// Completions of asynchronous work started by the instruction.
+    pub asyncs: &'a mut Vec<AsyncEvent>,
 }
 
 /// Iterates the set bits of a lane mask.
 #[inline]
-fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+pub(crate) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         if m == 0 {
             None
@@ -157,13 +193,13 @@ fn thread_index(k: &Kernel, slot: u32, lane: usize) -> [u32; 3] {
     [lin % bx, (lin / bx) % by, lin / (bx * by)]
 }
 
-struct Ctx<'e, 'a> {
-    env: &'e mut Env<'a>,
-    pc: u32,
+pub(crate) struct Ctx<'e, 'a> {
+    pub(crate) env: &'e mut Env<'a>,
+    pub(crate) pc: u32,
 }
 
 impl Ctx<'_, '_> {
-    fn fault(&self, w: &Warp, lane: usize, kind: FaultKind) -> Fault {
+    pub(crate) fn fault(&self, w: &Warp, lane: usize, kind: FaultKind) -> Fault {
         Fault {
             kernel: self.env.k.prog.name.clone(),
             cta: self.env.ctas[self.env.me].id,
@@ -173,12 +209,12 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn unsupported(&self, w: &Warp, lane: usize, e: Unsupported) -> Fault {
+    pub(crate) fn unsupported(&self, w: &Warp, lane: usize, e: Unsupported) -> Fault {
         self.fault(w, lane, FaultKind::Unsupported(e.to_string()))
     }
 
     /// Address of a symbol for this warp (frame symbols are relative to the current frame).
-    fn sym_addr(&self, w: &Warp, s: u32) -> u64 {
+    pub(crate) fn sym_addr(&self, w: &Warp, s: u32) -> u64 {
         let sym = &self.env.k.prog.symbols[s as usize];
         let a = self.env.k.sym_addr[s as usize];
         if sym.kind == SymKind::Frame {
@@ -230,7 +266,7 @@ impl Ctx<'_, '_> {
     }
 
     /// A scalar source value for one lane.
-    fn read(&self, w: &Warp, o: &Opnd, lane: usize) -> u64 {
+    pub(crate) fn read(&self, w: &Warp, o: &Opnd, lane: usize) -> u64 {
         match o {
             Opnd::Reg(r) => w.reg(*r, lane),
             Opnd::NotReg(r) => (w.reg(*r, lane) == 0) as u64,
@@ -243,14 +279,14 @@ impl Ctx<'_, '_> {
     }
 
     #[inline]
-    fn write_reg(&self, w: &mut Warp, r: u32, lane: usize, v: u64) {
+    pub(crate) fn write_reg(&self, w: &mut Warp, r: u32, lane: usize, v: u64) {
         let m = self.env.k.reg_mask[r as usize];
         w.set_reg(r, lane, if m == 0 { (v != 0) as u64 } else { v & m });
     }
 
     /// Source values of an operand for every lane in `mask` (others left untouched).
     #[inline]
-    fn gather(&self, w: &Warp, o: &Opnd, mask: u32, out: &mut [u64; 32]) {
+    pub(crate) fn gather(&self, w: &Warp, o: &Opnd, mask: u32, out: &mut [u64; 32]) {
         match o {
             Opnd::Reg(r) => out.copy_from_slice(&w.regs[*r as usize * 32..*r as usize * 32 + 32]),
             Opnd::Imm(v) => out.fill(*v),
@@ -264,7 +300,7 @@ impl Ctx<'_, '_> {
 
     /// Writes a destination operand (a register, or the `p|q` / `r|p` pair's first element);
     /// sinks discard.
-    fn write_dst(&self, w: &mut Warp, o: &Opnd, lane: usize, v: u64, v2: u64) {
+    pub(crate) fn write_dst(&self, w: &mut Warp, o: &Opnd, lane: usize, v: u64, v2: u64) {
         match o {
             Opnd::Reg(r) => self.write_reg(w, *r, lane, v),
             Opnd::Vec(items) => {
@@ -280,7 +316,7 @@ impl Ctx<'_, '_> {
     }
 
     /// Effective address of an address operand and the space it really lives in.
-    fn address(&self, w: &Warp, o: &Opnd, space: Space, lane: usize) -> (u64, Space) {
+    pub(crate) fn address(&self, w: &Warp, o: &Opnd, space: Space, lane: usize) -> (u64, Space) {
         match o {
             Opnd::Addr { base, offset } => {
                 let (b, sp) = match base {
@@ -304,7 +340,7 @@ impl Ctx<'_, '_> {
     }
 
     /// Reads or writes `buf.len()` bytes at `addr` in `space` for `lane`.
-    fn access(&mut self, w: &mut Warp, space: Space, addr: u64, buf: &mut [u8], write: bool, lane: usize) -> Result<TraceSpace, Fault> {
+    pub(crate) fn access(&mut self, w: &mut Warp, space: Space, addr: u64, buf: &mut [u8], write: bool, lane: usize) -> Result<TraceSpace, Fault> {
         let n = buf.len() as u64;
         let oob = |what: &'static str, detail: String| FaultKind::OutOfBounds { space: what, write, addr, size: n as u32, detail };
         let (space, addr) = match space {
@@ -343,19 +379,8 @@ impl Ctx<'_, '_> {
                 Ok(if space == Space::Const { TraceSpace::Const } else { TraceSpace::Global })
             }
             Space::Shared | Space::SharedCluster => {
-                let me = self.env.me;
-                let (cta, off, remote) = if space == Space::SharedCluster && addr >> CLUSTER_RANK_SHIFT != 0 {
-                    let rank = (addr >> CLUSTER_RANK_SHIFT) - 1;
-                    let idx = self.env.ctas.iter().position(|c| c.rank as u64 == rank);
-                    match idx {
-                        Some(i) => (i, addr & ((1 << CLUSTER_RANK_SHIFT) - 1), i != me),
-                        None => {
-                            return Err(self.fault(w, lane, oob("shared::cluster", format!("no CTA of rank {rank} in this cluster"))));
-                        }
-                    }
-                } else {
-                    (me, addr, false)
-                };
+                let (cta, off) = self.shared_target(space, addr).map_err(|d| self.fault(w, lane, oob("shared::cluster", d)))?;
+                let remote = cta != self.env.me;
                 let smem = &mut self.env.ctas[cta].smem;
                 let size = smem.len() as u64;
                 if off.checked_add(n).is_none_or(|e| e > size) {
@@ -400,7 +425,21 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn trace(&mut self, space: TraceSpace, write: bool, atomic: bool, size: u32, mask: u32) {
+    /// The cluster CTA (index into `env.ctas`) and offset a shared-space address names.
+    pub(crate) fn shared_target(&self, space: Space, addr: u64) -> Result<(usize, u64), String> {
+        let me = self.env.me;
+        if space == Space::SharedCluster && addr >> CLUSTER_RANK_SHIFT != 0 {
+            let rank = (addr >> CLUSTER_RANK_SHIFT) - 1;
+            match self.env.ctas.iter().position(|c| c.rank as u64 == rank) {
+                Some(i) => Ok((i, addr & ((1 << CLUSTER_RANK_SHIFT) - 1))),
+                None => Err(format!("no CTA of rank {rank} in this cluster")),
+            }
+        } else {
+            Ok((me, addr))
+        }
+    }
+
+    pub(crate) fn trace(&mut self, space: TraceSpace, write: bool, atomic: bool, size: u32, mask: u32) {
         let t = &mut *self.env.trace;
         t.space = space;
         t.write = write;
@@ -411,7 +450,7 @@ impl Ctx<'_, '_> {
 }
 
 /// The registers of a destination or source that may be a vector.
-fn elems(o: &Opnd) -> &[Opnd] {
+pub(crate) fn elems(o: &Opnd) -> &[Opnd] {
     match o {
         Opnd::Vec(v) => v,
         other => std::slice::from_ref(other),
@@ -423,6 +462,7 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
     let pc = w.pc();
     env.trace.space = TraceSpace::None;
     env.trace.mask = 0;
+    env.asyncs.clear();
     let k = env.k;
     let mut c = Ctx { env, pc };
     let Some(inst) = k.prog.insts.get(pc as usize) else {
@@ -446,7 +486,7 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
         match op {
             Op::Mov => (mov(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
             Op::Ld | Op::Ldu => (load(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
-            Op::St => (store(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::St if !inst.m.has(flag::ASYNC) => (store(w, &mut c, inst, exec).map(|_| Step::Continue)?, true),
             Op::Atom(a) | Op::Red(a) => (atomic(w, &mut c, inst, a, exec).map(|_| Step::Continue)?, true),
             Op::Bra => (branch(w, &c, inst, active, exec)?, false),
             Op::BrxIdx => (branch_indexed(w, &c, inst, active, exec)?, false),
@@ -473,6 +513,13 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
                 (Step::Continue, true)
             }
             Op::Cvta | Op::Isspacep | Op::Mapa | Op::Getctarank => (address_op(w, &c, inst, exec).map(|_| Step::Continue)?, true),
+            Op::Mbarrier(m) => {
+                let st = crate::exec_async::mbarrier(w, &mut c, inst, m, exec)?;
+                let wait = matches!(st, Step::MbarWait { .. });
+                (st, !wait)
+            }
+            Op::Cp(cp) => (crate::exec_async::copy(w, &mut c, inst, cp, exec)?, true),
+            Op::St if inst.m.has(flag::ASYNC) => (crate::exec_async::store_async(w, &mut c, inst, exec)?, true),
             Op::Createpolicy => {
                 // Cache policies only steer L2 replacement; the value is opaque to programs.
                 for l in lanes(exec) {

@@ -11,7 +11,8 @@
 use warpsim_isa::inst::BarOp;
 
 use crate::cta::{CtaShared, Release};
-use crate::exec::{step, Env, MemTrace, Step};
+use crate::exec::{step, AsyncEvent, Env, MemTrace, Step};
+use crate::exec_async::{apply_event, phase_of};
 use crate::fault::{Fault, FaultKind, Waiter};
 use crate::kernel::Kernel;
 use crate::memory::DeviceMemory;
@@ -112,9 +113,18 @@ fn run_cluster(
 ) -> Result<(), Fault> {
     let mut cbar = ClusterBar::default();
     let mut live_warps: u32 = warps.iter().map(|w| w.len() as u32).sum();
+    let mut asyncs = Vec::new();
     loop {
         let mut progress = false;
         let mut all_done = true;
+        // Wake warps whose mbarrier left the phase they sleep in.
+        for w in warps.iter_mut().flatten() {
+            if let WarpState::AtMbarrier { cta, off, phase } = w.state {
+                if phase_of(&ctas[cta as usize].smem, off) != phase {
+                    w.state = WarpState::Ready;
+                }
+            }
+        }
         for ci in 0..ctas.len() {
             for wi in 0..warps[ci].len() {
                 if warps[ci][wi].state != WarpState::Ready {
@@ -124,15 +134,25 @@ fn run_cluster(
                 all_done = false;
                 for _ in 0..QUANTUM {
                     let clock = stats.warp_instructions;
-                    let mut env = Env { k, gmem: mem, ctas, me: ci, clock, trace };
+                    let mut env = Env { k, gmem: mem, ctas, me: ci, clock, trace, asyncs: &mut asyncs };
                     let s = step(&mut warps[ci][wi], &mut env)?;
+                    // Asynchronous copies complete at once here.
+                    for ev in asyncs.drain(..) {
+                        if let AsyncEvent::CompleteTx { cta, mbar, .. } | AsyncEvent::ArriveAfterCopies { cta, mbar, .. } = ev {
+                            apply_event(&mut ctas[cta].smem, mbar, &ev);
+                        }
+                    }
                     stats.warp_instructions += 1;
                     progress = true;
                     if stats.warp_instructions > max_warp_insts {
                         return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: max_warp_insts }));
                     }
                     match s {
-                        Step::Continue => {}
+                        Step::Continue | Step::AsyncWait { .. } => {}
+                        Step::MbarWait { cta, off, phase } => {
+                            warps[ci][wi].state = WarpState::AtMbarrier { cta: cta as u32, off, phase };
+                            break;
+                        }
                         Step::Barrier(a) => {
                             if a.blocking {
                                 warps[ci][wi].state = WarpState::AtBarrier(a.id);
@@ -210,6 +230,18 @@ fn deadlock(k: &Kernel, ctas: &[CtaShared], warps: &[Vec<Warp>]) -> Fault {
                     format!("barrier {id} ({} of {expected} threads arrived)", b.arrived)
                 }
                 WarpState::AtClusterBarrier => "barrier.cluster.wait".to_string(),
+                WarpState::AtMbarrier { cta, off, phase } => {
+                    let c = &ctas[cta as usize];
+                    let mut b = [0u8; 8];
+                    let r = (off as usize).min(c.smem.len())..(off as usize + 8).min(c.smem.len());
+                    b[..r.len()].copy_from_slice(&c.smem[r]);
+                    let m = crate::mbarrier::Mbar::decode(u64::from_le_bytes(b));
+                    format!(
+                        "mbarrier at shared {off:#x} of CTA ({},{},{}) in phase {} (parity {}): {} of {} arrivals pending, tx-count {} bytes",
+                        c.id[0], c.id[1], c.id[2], phase as u8, m.phase as u8, m.pending, m.expected, m.tx
+                    )
+                }
+                WarpState::AtAsyncWait => "asynchronous copy group wait".to_string(),
                 WarpState::Ready | WarpState::Done => continue,
             };
             // The instruction the warp waits at is the one before its current pc.

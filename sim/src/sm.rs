@@ -19,7 +19,8 @@ use crate::cache::SectorCache;
 use crate::coalescer::{coalesce, Txn};
 use crate::config::{ArchConfig, Pipe, SchedulerPolicy};
 use crate::cta::{Arrival, CtaShared, Release};
-use crate::exec::{self, Env, MemTrace, Step, TraceSpace};
+use crate::exec::{self, AsyncEvent, AsyncGroup, Env, MemTrace, Step, TraceSpace};
+use crate::exec_async::{apply_event, phase_of};
 use crate::fault::{Fault, FaultKind};
 use crate::kernel::Kernel;
 use crate::l2::{MemReq, ReqKind};
@@ -149,6 +150,35 @@ struct TWarp {
     accounted: u64,
     age: u64,
     uid: u64,
+    /// Asynchronous copy groups: [Ampere cp.async, bulk], oldest first.
+    groups: [std::collections::VecDeque<Group>; 2],
+    /// `wait_group` the warp sleeps in: (bulk, n).
+    waiting_groups: Option<(usize, u32)>,
+    /// `cp.async.mbarrier.arrive` events waiting for the warp's copies to finish.
+    after_copies: Vec<AsyncEvent>,
+}
+
+/// One asynchronous copy group of a warp.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    id: u64,
+    outstanding: u32,
+    committed: bool,
+}
+
+impl TWarp {
+    /// Committed groups still in flight of one kind.
+    fn pending_groups(&self, kind: usize) -> u32 {
+        self.groups[kind].iter().filter(|g| g.committed && g.outstanding > 0).count() as u32
+    }
+
+    /// The open (uncommitted) group of a kind, created on demand.
+    fn open_group(&mut self, kind: usize, id: u64) -> &mut Group {
+        if self.groups[kind].back().is_none_or(|g| g.committed) {
+            self.groups[kind].push_back(Group { id, outstanding: 0, committed: false });
+        }
+        self.groups[kind].back_mut().expect("just pushed")
+    }
 }
 
 struct CtaSlot {
@@ -169,6 +199,10 @@ struct Token {
     outstanding: u32,
     ready: u64,
     dep: Dep,
+    /// mbarrier events to apply when the data has arrived (TMA, bulk copies).
+    actions: Vec<AsyncEvent>,
+    /// The copy group (kind, id) the request belongs to.
+    group: Option<(usize, u64)>,
 }
 
 /// A request leaving this SM for the memory system.
@@ -210,9 +244,14 @@ pub struct Sm {
     pub stats: SmStats,
     pub used: CtaRes,
     trace: MemTrace,
+    asyncs: Vec<crate::exec::AsyncEvent>,
     txns: Vec<Txn>,
     next_age: u64,
     local_stride: u64,
+    /// Timed mbarrier events: (cycle, sequence) → (CTA slot, event).
+    events: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
+    event_slab: Vec<Option<(usize, AsyncEvent)>>,
+    next_group: u64,
 }
 
 impl Sm {
@@ -236,9 +275,13 @@ impl Sm {
             stats: SmStats::default(),
             used: CtaRes::default(),
             trace: MemTrace::default(),
+            asyncs: Vec::new(),
             txns: Vec::new(),
             next_age: 0,
             local_stride: k.local_limit.max(1),
+            events: std::collections::BinaryHeap::new(),
+            event_slab: Vec::new(),
+            next_group: 0,
             cfg,
             k,
             costs,
@@ -294,6 +337,9 @@ impl Sm {
                 accounted: self.now.min(start),
                 age: self.next_age,
                 uid: first_warp_uid + s as u64,
+                groups: Default::default(),
+                waiting_groups: None,
+                after_copies: Vec::new(),
             });
             self.next_age += 1;
             self.sps[sp].warps.push(wi);
@@ -348,6 +394,7 @@ impl Sm {
     pub fn run_window(&mut self, until: u64, base: &DeviceMemory) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
         while self.now < until {
+            self.process_events();
             let mut issued = false;
             for sp in 0..self.sps.len() {
                 for _ in 0..width {
@@ -372,7 +419,7 @@ impl Sm {
 
     /// The earliest cycle any warp could issue (PENDING when none can without a memory response).
     pub fn next_event(&self) -> u64 {
-        let mut t = PENDING;
+        let mut t = self.events.peek().map_or(PENDING, |r| r.0 .0);
         for sp in &self.sps {
             for &wi in &sp.warps {
                 if let Some(tw) = &self.warps[wi] {
@@ -471,11 +518,25 @@ impl Sm {
             let tw = self.warps[wi].as_mut().expect("warp exists");
             let cta = self.ctas[cta_slot].as_mut().expect("warp's CTA exists");
             let mut view = View { base, log: &mut self.log, cycle: now, warp: wi as u32 };
-            let mut env = Env { k: &k, gmem: &mut view, ctas: std::slice::from_mut(&mut cta.shared), me: 0, clock: now, trace: &mut self.trace };
+            let mut env = Env {
+                k: &k,
+                gmem: &mut view,
+                ctas: std::slice::from_mut(&mut cta.shared),
+                me: 0,
+                clock: now,
+                trace: &mut self.trace,
+                asyncs: &mut self.asyncs,
+            };
             exec::step(&mut tw.w, &mut env)?
         };
         self.stats.warp_insts += 1;
         self.stats.inst_executed += cost;
+        if !self.asyncs.is_empty() {
+            self.start_async(wi, cta_slot);
+        }
+        if matches!(inst.op, Op::Mbarrier(_)) {
+            self.wake_mbarriers(cta_slot);
+        }
         // Timing.
         let unit = unit_of(inst.class);
         let p = *pipe(&cfg, unit);
@@ -632,7 +693,7 @@ impl Sm {
             }
             if needs_data && token.is_none() {
                 let dep = Dep::Long;
-                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep }));
+                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
             let sectors = if miss != 0 { miss } else { hit };
             let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors, kind: req_kind };
@@ -661,12 +722,46 @@ impl Sm {
         match step {
             Step::Continue => {}
             Step::Barrier(a) => self.arrive(wi, cta_slot, a),
+            Step::MbarWait { off, phase, .. } => {
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    tw.w.state = WarpState::AtMbarrier { cta: cta_slot as u32, off, phase };
+                }
+                // The phase may have completed in this very cycle.
+                self.wake_mbarriers(cta_slot);
+            }
+            Step::AsyncWait { bulk, n } => {
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    if tw.pending_groups(bulk as usize) > n {
+                        tw.w.state = WarpState::AtAsyncWait;
+                        tw.waiting_groups = Some((bulk as usize, n));
+                    }
+                }
+            }
             Step::ClusterArrive | Step::ClusterWait => {
-                // Single-CTA clusters: the cluster barrier is the CTA's whole set of warps.
-                let threads = self.warps[wi].as_ref().map_or(0, |t| (t.w.valid & !t.w.exited).count_ones());
+                // Clusters of one CTA: the cluster barrier spans the CTA's warps.
+                let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
+                let live = cta.live_warps;
+                let tw = self.warps[wi].as_mut().expect("warp exists");
                 if step == Step::ClusterArrive {
-                    let a = Arrival { id: 15, count: None, blocking: false, threads, red: None, warp: 0 };
-                    self.arrive(wi, cta_slot, a);
+                    tw.w.cluster_phase = cta.shared.cluster_phase + 1;
+                    cta.shared.cluster_arrived += 1;
+                    if cta.shared.cluster_arrived >= live {
+                        cta.shared.cluster_arrived = 0;
+                        cta.shared.cluster_phase += 1;
+                        let t = now + self.cfg.misc.cluster_barrier_latency as u64;
+                        let wids = cta.warps.clone();
+                        for w in wids {
+                            if let Some(x) = self.warps[w].as_mut() {
+                                if x.w.state == WarpState::AtClusterBarrier {
+                                    x.w.state = WarpState::Ready;
+                                    x.next = x.next.max(t);
+                                    x.next_dep = Dep::Barrier;
+                                }
+                            }
+                        }
+                    }
+                } else if cta.shared.cluster_phase < tw.w.cluster_phase {
+                    tw.w.state = WarpState::AtClusterBarrier;
                 }
             }
             Step::Exited { lanes, done } => {
@@ -688,6 +783,137 @@ impl Sm {
             }
         }
         Ok(())
+    }
+
+    /// Turns an instruction's asynchronous copies into memory requests whose completion applies
+    /// their mbarrier events or retires their copy group.
+    fn start_async(&mut self, wi: usize, cta_slot: usize) {
+        let now = self.now;
+        let mut mbar_events = Vec::new();
+        for ev in std::mem::take(&mut self.asyncs) {
+            match ev {
+                AsyncEvent::CompleteTx { .. } => mbar_events.push(ev),
+                AsyncEvent::ArriveAfterCopies { .. } => {
+                    let tw = self.warps[wi].as_mut().expect("warp exists");
+                    if tw.groups[0].iter().all(|g| g.outstanding == 0) {
+                        self.schedule(now, cta_slot, ev);
+                    } else {
+                        tw.after_copies.push(ev);
+                    }
+                }
+                AsyncEvent::Commit { bulk } => {
+                    let id = self.next_group;
+                    self.next_group += 1;
+                    let tw = self.warps[wi].as_mut().expect("warp exists");
+                    tw.open_group(bulk as usize, id).committed = true;
+                }
+                AsyncEvent::Traffic { global, write, group } => {
+                    let group_ref = match group {
+                        AsyncGroup::Mbarrier => None,
+                        AsyncGroup::CpAsync | AsyncGroup::Bulk => {
+                            let kind = (group == AsyncGroup::Bulk) as usize;
+                            let id = self.next_group;
+                            self.next_group += 1;
+                            let tw = self.warps[wi].as_mut().expect("warp exists");
+                            let g = tw.open_group(kind, id);
+                            g.outstanding += 1;
+                            Some((kind, g.id))
+                        }
+                    };
+                    let actions = if group == AsyncGroup::Mbarrier { std::mem::take(&mut mbar_events) } else { Vec::new() };
+                    let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref });
+                    if global.is_empty() {
+                        self.complete_token(t, cta_slot);
+                    }
+                    let kind = if write { ReqKind::Write } else { ReqKind::Read };
+                    for (line, _) in global {
+                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind };
+                        self.outbox.push(OutReq { req, token: Some(t), counted: true });
+                    }
+                }
+            }
+        }
+        // Events without traffic (shared → shared copies, st.async) complete after the latency.
+        let lat = self.cfg.misc.dsmem_latency as u64;
+        for ev in mbar_events {
+            self.schedule(now + lat, cta_slot, ev);
+        }
+    }
+
+    fn schedule(&mut self, t: u64, cta_slot: usize, ev: AsyncEvent) {
+        let i = self.event_slab.len() as u64;
+        self.event_slab.push(Some((cta_slot, ev)));
+        self.events.push(std::cmp::Reverse((t, i)));
+    }
+
+    /// Applies the mbarrier events that are due.
+    fn process_events(&mut self) {
+        while let Some(&std::cmp::Reverse((t, i))) = self.events.peek() {
+            if t > self.now {
+                break;
+            }
+            self.events.pop();
+            let Some((slot, ev)) = self.event_slab[i as usize].take() else { continue };
+            if let AsyncEvent::CompleteTx { mbar, .. } | AsyncEvent::ArriveAfterCopies { mbar, .. } = ev {
+                if let Some(cta) = self.ctas[slot].as_mut() {
+                    apply_event(&mut cta.shared.smem, mbar, &ev);
+                }
+            }
+            self.wake_mbarriers(slot);
+        }
+        if self.events.is_empty() {
+            self.event_slab.clear();
+        }
+    }
+
+    /// Wakes the warps of a CTA sleeping on an mbarrier whose phase has moved on.
+    fn wake_mbarriers(&mut self, slot: usize) {
+        let t = self.now + self.cfg.misc.mbarrier_latency as u64;
+        let Some(cta) = self.ctas[slot].as_ref() else { return };
+        for &w in &cta.warps {
+            if let Some(tw) = self.warps[w].as_mut() {
+                if let WarpState::AtMbarrier { off, phase, .. } = tw.w.state {
+                    if phase_of(&cta.shared.smem, off) != phase {
+                        tw.w.state = WarpState::Ready;
+                        tw.next = tw.next.max(t);
+                        tw.next_dep = Dep::Long;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A copy token's data has all arrived at `t`: schedule its mbarrier events or retire its
+    /// group (waking `wait_group` sleepers and `cp.async.mbarrier.arrive`).
+    fn complete_token(&mut self, ti: u32, cta_slot: usize) {
+        let Some(tok) = self.tokens[ti as usize].take() else { return };
+        self.free_tokens.push(ti);
+        let t = tok.ready.max(self.now) + self.cfg.misc.tma_latency as u64;
+        for ev in tok.actions {
+            self.schedule(t, cta_slot, ev);
+        }
+        let Some((kind, id)) = tok.group else { return };
+        let Some(tw) = self.warps[tok.warp].as_mut() else { return };
+        if let Some(g) = tw.groups[kind].iter_mut().find(|g| g.id == id) {
+            g.outstanding = g.outstanding.saturating_sub(1);
+        }
+        while tw.groups[kind].front().is_some_and(|g| g.committed && g.outstanding == 0) {
+            tw.groups[kind].pop_front();
+        }
+        if let Some((k, n)) = tw.waiting_groups {
+            if tw.pending_groups(k) <= n {
+                tw.waiting_groups = None;
+                tw.w.state = WarpState::Ready;
+                tw.next = tw.next.max(tok.ready);
+                tw.next_dep = Dep::Long;
+            }
+        }
+        if kind == 0 && tw.groups[0].iter().all(|g| g.outstanding == 0) {
+            let evs = std::mem::take(&mut tw.after_copies);
+            for ev in evs {
+                self.schedule(tok.ready, cta_slot, ev);
+            }
+        }
     }
 
     fn arrive(&mut self, wi: usize, cta_slot: usize, a: Arrival) {
@@ -768,6 +994,11 @@ impl Sm {
         tok.ready = tok.ready.max(t);
         tok.outstanding = tok.outstanding.saturating_sub(1);
         if tok.outstanding > 0 {
+            return;
+        }
+        if !tok.actions.is_empty() || tok.group.is_some() {
+            let slot = self.warps[tok.warp].as_ref().map_or(0, |w| w.cta);
+            self.complete_token(ti, slot);
             return;
         }
         let tok = self.tokens[ti as usize].take().expect("token exists");

@@ -38,6 +38,10 @@ pub enum WarpState {
     AtBarrier(u32),
     /// Waiting in `barrier.cluster.wait` for the cluster's arrival phase to complete.
     AtClusterBarrier,
+    /// Asleep in `mbarrier.try_wait` until the barrier at `off` of cluster CTA `cta` leaves `phase`.
+    AtMbarrier { cta: u32, off: u64, phase: bool },
+    /// Waiting for asynchronous copy groups (`cp.async.wait_group`, bulk `wait_group`).
+    AtAsyncWait,
     Done,
 }
 
