@@ -11,6 +11,7 @@ pub mod exec;
 pub mod fault;
 pub mod kernel;
 pub mod memory;
+pub mod presets;
 pub mod warp;
 
 pub use fault::{Fault, FaultKind};
