@@ -226,6 +226,11 @@ fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str> + Clone) -
     if let Some(c) = candidates.clone().filter(|c| c.starts_with(g.as_str())).min_by_key(|c| c.len()) {
         return Some(c.to_string());
     }
+    // A unique candidate containing the text (`h100` → `hopper-h100`).
+    let mut containing = candidates.clone().filter(|c| c.contains(g.as_str()));
+    if let (Some(c), None) = (containing.next(), containing.next()) {
+        return Some(c.to_string());
+    }
     let best =
         candidates.map(|c| (levenshtein(&g, &c.to_ascii_lowercase()), c)).min_by_key(|(d, c)| (*d, c.len()));
     match best {
@@ -960,7 +965,7 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("did you mean `hopper-h200`") && msg.contains("tesla-g80"), "{msg}");
         let e = preset("h100").unwrap_err();
-        assert!(e.to_string().contains("hopper-h100"), "{e}");
+        assert!(e.to_string().contains("did you mean `hopper-h100`"), "{e}");
     }
 
     #[test]
