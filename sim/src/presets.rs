@@ -317,7 +317,7 @@ fn check_shape(doc: &DeTable<'_>) -> Option<(String, Option<std::ops::Range<usiz
         for (k, v) in t.iter() {
             let path =
                 if prefix.is_empty() { k.get_ref().to_string() } else { format!("{prefix}.{}", k.get_ref()) };
-            if schema.leaves.iter().any(|l| *l == path) {
+            if schema.leaves.contains(&path) {
                 seen.insert(path);
             } else if schema.tables.contains(&path) {
                 if let DeValue::Table(child) = v.get_ref() {
@@ -752,7 +752,7 @@ impl ArchConfig {
         }
         c.positive("l2.assoc", l2.assoc);
         c.positive("l2.partitions", l2.partitions);
-        if l2.partitions > 0 && l2.slices % l2.partitions != 0 {
+        if l2.partitions > 0 && !l2.slices.is_multiple_of(l2.partitions) {
             c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));
         }
         if l2.partitions == 1 && l2.far_extra_latency != 0 {
