@@ -19,6 +19,7 @@ pub mod tma;
 pub mod fault;
 pub mod kernel;
 pub mod memory;
+pub mod presets;
 pub mod warp;
 
 pub use fault::{Fault, FaultKind};

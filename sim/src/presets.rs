@@ -1,0 +1,1170 @@
+//! Architecture presets and the machinery around them.
+//!
+//! Twelve presets (`sim/presets/<name>.toml`, Tesla G80 to Hopper H200) are embedded in the binary.
+//! Every number in them carries its source in a trailing comment (a test enforces it). A user file
+//! is read with [`ArchConfig::from_toml`]; single parameters are changed with [`apply_overrides`]
+//! (`--set l2.size_kib=51200`), which works on the preset's own key paths, parses the new value
+//! to the type of the old one and validates the result ([`ArchConfig::validate`]). Every error
+//! names the key path it is about, with a "did you mean" for near misses.
+//!
+//! This module reads no files: user TOML arrives as text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use toml::Value;
+
+use crate::config::{ArchConfig, Coalescing, SchedulerPolicy};
+
+/// The embedded presets, oldest generation first.
+const PRESETS: [(&str, &str); 12] = [
+    ("tesla-g80", include_str!("../presets/tesla-g80.toml")),
+    ("tesla-gt200", include_str!("../presets/tesla-gt200.toml")),
+    ("fermi-gf100", include_str!("../presets/fermi-gf100.toml")),
+    ("kepler-gk110", include_str!("../presets/kepler-gk110.toml")),
+    ("maxwell-gm200", include_str!("../presets/maxwell-gm200.toml")),
+    ("pascal-gp100", include_str!("../presets/pascal-gp100.toml")),
+    ("volta-gv100", include_str!("../presets/volta-gv100.toml")),
+    ("turing-tu102", include_str!("../presets/turing-tu102.toml")),
+    ("ampere-ga100", include_str!("../presets/ampere-ga100.toml")),
+    ("ada-ad102", include_str!("../presets/ada-ad102.toml")),
+    ("hopper-h100", include_str!("../presets/hopper-h100.toml")),
+    ("hopper-h200", include_str!("../presets/hopper-h200.toml")),
+];
+
+const NAMES: [&str; 12] = [
+    "tesla-g80",
+    "tesla-gt200",
+    "fermi-gf100",
+    "kepler-gk110",
+    "maxwell-gm200",
+    "pascal-gp100",
+    "volta-gv100",
+    "turing-tu102",
+    "ampere-ga100",
+    "ada-ad102",
+    "hopper-h100",
+    "hopper-h200",
+];
+
+/// The generations `ArchConfig::generation` may name.
+const GENERATIONS: [&str; 10] =
+    ["tesla", "fermi", "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper"];
+
+/// Everything that can go wrong loading, overriding or validating a configuration. Every variant
+/// about a parameter names its key path (`l2.sector`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("unknown preset `{name}`{}; the presets are: {}", did_you_mean(.suggestion), .available.join(", "))]
+    UnknownPreset { name: String, suggestion: Option<String>, available: Vec<String> },
+
+    /// A problem in a TOML text, located by line and column (1-based).
+    #[error("{origin}:{line}:{column}: {message}")]
+    Toml { origin: String, line: usize, column: usize, key: Option<String>, message: String },
+
+    #[error("unknown key `{key}`{}", did_you_mean(.suggestion))]
+    UnknownKey { key: String, suggestion: Option<String> },
+
+    #[error("`{key}` is a table, not a value; set one of its keys: {}", .children.join(", "))]
+    NotAValue { key: String, children: Vec<String> },
+
+    #[error("`{key}` expects {expected}, but `{given}` is not one")]
+    WrongType { key: String, expected: String, given: String },
+
+    #[error("`{text}` is not an override: expected KEY=VALUE, e.g. `l2.size_kib=51200`")]
+    BadOverride { text: String },
+
+    #[error("invalid `{key}` = {value}: {reason}")]
+    Invalid { key: String, value: String, reason: String },
+
+    /// The base document of [`apply_overrides`] is not an `ArchConfig` at all.
+    #[error("the base configuration does not describe an ArchConfig: {message}")]
+    BadBase { message: String },
+}
+
+impl ConfigError {
+    /// The key path the error is about, when there is one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigError::Toml { key, .. } => key.as_deref(),
+            ConfigError::UnknownKey { key, .. }
+            | ConfigError::NotAValue { key, .. }
+            | ConfigError::WrongType { key, .. }
+            | ConfigError::Invalid { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+fn did_you_mean(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => String::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presets
+
+/// Names of the embedded presets, oldest generation first.
+pub fn preset_names() -> &'static [&'static str] {
+    &NAMES
+}
+
+/// The TOML text of an embedded preset, comments included.
+pub fn preset_source(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+fn unknown_preset(name: &str) -> ConfigError {
+    ConfigError::UnknownPreset {
+        name: name.to_string(),
+        suggestion: closest(name, NAMES.iter().copied()),
+        available: NAMES.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// An embedded preset, parsed and validated.
+pub fn preset(name: &str) -> Result<ArchConfig, ConfigError> {
+    let text = preset_source(name).ok_or_else(|| unknown_preset(name))?;
+    ArchConfig::from_toml(text, &format!("preset {name}"))
+}
+
+/// An embedded preset as a TOML value tree: the base for [`apply_overrides`].
+pub fn preset_value(name: &str) -> Result<Value, ConfigError> {
+    Ok(preset(name)?.to_value())
+}
+
+/// An embedded preset with `--set` style overrides applied, validated.
+pub fn preset_with_overrides<K: AsRef<str>, V: AsRef<str>>(
+    name: &str,
+    overrides: &[(K, V)],
+) -> Result<ArchConfig, ConfigError> {
+    apply_overrides(&preset_value(name)?, overrides)
+}
+
+/// Splits one `--set` argument, `KEY=VALUE`, at its first `=`.
+pub fn parse_set(text: &str) -> Result<(String, String), ConfigError> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(ConfigError::BadOverride { text: text.to_string() }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key paths
+
+/// The shape of an `ArchConfig` document: its leaf key paths and the tables above them.
+struct Schema {
+    leaves: Vec<String>,
+    tables: BTreeSet<String>,
+}
+
+fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        // The embedded H200 preset serves as the reference shape; `every_preset_loads` tests it.
+        let text = preset_source("hopper-h200").unwrap_or_default();
+        let cfg: Option<ArchConfig> = toml::from_str(text).ok();
+        let value = cfg.map(|c| c.to_value()).unwrap_or(Value::Table(Default::default()));
+        let mut leaves = Vec::new();
+        let mut tables = BTreeSet::new();
+        walk(&value, "", &mut |path, v| match v {
+            Value::Table(_) => {
+                tables.insert(path.to_string());
+            }
+            _ => leaves.push(path.to_string()),
+        });
+        tables.remove("");
+        Schema { leaves, tables }
+    })
+}
+
+/// Every leaf key path of an `ArchConfig` (`sm.count`, `pipes.fp32.lanes`, …), sorted.
+pub fn key_paths() -> Vec<String> {
+    schema().leaves.clone()
+}
+
+/// Calls `f` on every node of a value tree (tables included) with its dotted path.
+fn walk(v: &Value, path: &str, f: &mut dyn FnMut(&str, &Value)) {
+    f(path, v);
+    if let Value::Table(t) = v {
+        for (k, child) in t {
+            let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            walk(child, &p, f);
+        }
+    }
+}
+
+/// Leaf paths and their values, sorted by path.
+fn flatten(v: &Value) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    walk(v, "", &mut |path, v| {
+        if !matches!(v, Value::Table(_)) {
+            out.insert(path.to_string(), v.clone());
+        }
+    });
+    out
+}
+
+/// The candidate closest to `given`, if it is close enough to be a plausible typo.
+fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str> + Clone) -> Option<String> {
+    let g = given.trim().to_ascii_lowercase();
+    if g.is_empty() {
+        return None;
+    }
+    if let Some(c) = candidates.clone().find(|c| c.to_ascii_lowercase() == g) {
+        return Some(c.to_string());
+    }
+    // The last segment alone (`count` → `sm.count`) or a prefix (`l2.size` → `l2.size_kib`).
+    let last = g.rsplit('.').next().unwrap_or(&g).to_string();
+    let mut by_suffix: Vec<&str> =
+        candidates.clone().filter(|c| c.rsplit('.').next() == Some(last.as_str())).collect();
+    if by_suffix.len() == 1 {
+        return by_suffix.pop().map(str::to_string);
+    }
+    if let Some(c) = candidates.clone().filter(|c| c.starts_with(g.as_str())).min_by_key(|c| c.len()) {
+        return Some(c.to_string());
+    }
+    // A unique candidate containing the text (`h100` → `hopper-h100`).
+    let mut containing = candidates.clone().filter(|c| c.contains(g.as_str()));
+    if let (Some(c), None) = (containing.next(), containing.next()) {
+        return Some(c.to_string());
+    }
+    let best =
+        candidates.map(|c| (levenshtein(&g, &c.to_ascii_lowercase()), c)).min_by_key(|(d, c)| (*d, c.len()));
+    match best {
+        Some((d, c)) if d <= (g.chars().count() / 3).max(1) => Some(c.to_string()),
+        _ => None,
+    }
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading TOML
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, col)
+}
+
+type DeTable<'i> = toml::de::DeTable<'i>;
+type DeValue<'i> = toml::de::DeValue<'i>;
+
+/// The span of the value at `path` in a parsed document, or of its deepest existing ancestor.
+fn span_of(doc: &DeTable<'_>, path: &str) -> Option<std::ops::Range<usize>> {
+    let mut table = doc;
+    let mut found = None;
+    for seg in path.split('.') {
+        let (_, v) = table.iter().find(|(k, _)| k.get_ref().as_ref() == seg)?;
+        found = Some(v.span());
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    found
+}
+
+/// The key path whose key or value contains byte offset `at`, deepest first.
+fn path_at(doc: &DeTable<'_>, at: usize) -> Option<String> {
+    fn inner(t: &DeTable<'_>, at: usize, prefix: &str) -> Option<String> {
+        for (k, v) in t.iter() {
+            let (ks, vs) = (k.span(), v.span());
+            let path =
+                if prefix.is_empty() { k.get_ref().to_string() } else { format!("{prefix}.{}", k.get_ref()) };
+            if let DeValue::Table(child) = v.get_ref() {
+                if let Some(p) = inner(child, at, &path) {
+                    return Some(p);
+                }
+            }
+            if ks.contains(&at) || vs.contains(&at) {
+                return Some(path);
+            }
+        }
+        None
+    }
+    inner(doc, at, "")
+}
+
+/// Unknown and missing keys of a document, against the schema. Returns the first problem.
+fn check_shape(doc: &DeTable<'_>) -> Option<(String, Option<std::ops::Range<usize>>, String)> {
+    let schema = schema();
+    let mut seen = BTreeSet::new();
+    fn visit(
+        t: &DeTable<'_>,
+        prefix: &str,
+        schema: &Schema,
+        seen: &mut BTreeSet<String>,
+    ) -> Option<(String, Option<std::ops::Range<usize>>, String)> {
+        for (k, v) in t.iter() {
+            let path =
+                if prefix.is_empty() { k.get_ref().to_string() } else { format!("{prefix}.{}", k.get_ref()) };
+            if schema.leaves.contains(&path) {
+                seen.insert(path);
+            } else if schema.tables.contains(&path) {
+                if let DeValue::Table(child) = v.get_ref() {
+                    if let Some(p) = visit(child, &path, schema, seen) {
+                        return Some(p);
+                    }
+                } else {
+                    let msg = format!("`{path}` must be a table");
+                    return Some((path, Some(v.span()), msg));
+                }
+            } else {
+                let known = schema.leaves.iter().chain(schema.tables.iter());
+                let s = closest(&path, known.map(String::as_str));
+                let msg = format!("unknown key `{path}`{}", did_you_mean(&s));
+                return Some((path, Some(k.span()), msg));
+            }
+        }
+        None
+    }
+    if let Some(p) = visit(doc, "", schema, &mut seen) {
+        return Some(p);
+    }
+    schema.leaves.iter().find(|l| !seen.contains(*l)).map(|l| {
+        let parent = l.rsplit_once('.').map(|(p, _)| p).unwrap_or("");
+        let span = if parent.is_empty() { None } else { span_of(doc, parent) };
+        (l.clone(), span, format!("missing key `{l}`"))
+    })
+}
+
+impl ArchConfig {
+    /// Parses and validates a configuration written in TOML (a preset or a user's file).
+    /// `origin` names the text in errors (a file name); errors carry line, column and key path.
+    pub fn from_toml(text: &str, origin: &str) -> Result<ArchConfig, ConfigError> {
+        let at = |span: Option<std::ops::Range<usize>>, key: Option<String>, message: String| {
+            let (line, column) = span.map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            ConfigError::Toml { origin: origin.to_string(), line, column, key, message }
+        };
+        let doc =
+            toml::de::DeTable::parse(text).map_err(|e| at(e.span(), None, e.message().trim().to_string()))?;
+        let doc = doc.get_ref();
+        if let Some((key, span, message)) = check_shape(doc) {
+            return Err(at(span, Some(key), message));
+        }
+        let cfg: ArchConfig = toml::from_str(text).map_err(|e| {
+            let key = e.span().and_then(|s| path_at(doc, s.start));
+            let message = match &key {
+                Some(k) => format!("`{k}`: {}", e.message().trim()),
+                None => e.message().trim().to_string(),
+            };
+            at(e.span(), key, message)
+        })?;
+        cfg.validate().map_err(|e| {
+            let key = e.key().map(str::to_string);
+            let span = key.as_deref().and_then(|k| span_of(doc, k));
+            at(span, key, e.to_string())
+        })?;
+        Ok(cfg)
+    }
+
+    /// The configuration as a TOML value tree (the base for [`apply_overrides`]).
+    pub fn to_value(&self) -> Value {
+        Value::try_from(self).unwrap_or(Value::Table(Default::default()))
+    }
+}
+
+/// The configuration as a TOML document (no source comments: those live in the preset files).
+pub fn to_toml(cfg: &ArchConfig) -> String {
+    toml::to_string(cfg).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+fn describe_type(key: &str, v: &Value) -> String {
+    match key {
+        "sm.scheduler" => "one of `lrr`, `gto`, `two-level`".to_string(),
+        "coalescing" => "one of `half-warp-strict`, `half-warp-segments`, `sectors`".to_string(),
+        "compute_capability" => "an array of two integers, e.g. [9, 0]".to_string(),
+        _ => match v {
+            Value::Integer(_) => "a non-negative integer".to_string(),
+            Value::Float(_) => "a number".to_string(),
+            Value::Boolean(_) => "`true` or `false`".to_string(),
+            Value::String(_) => "a string".to_string(),
+            Value::Array(a) => match a.first() {
+                Some(e) => format!("an array of {}s, e.g. [0, 8, 16]", e.type_str()),
+                None => "an array".to_string(),
+            },
+            other => format!("a {}", other.type_str()),
+        },
+    }
+}
+
+/// Parses `text` to the type of `old`.
+fn parse_like(key: &str, old: &Value, text: &str) -> Result<Value, ConfigError> {
+    let wrong = || ConfigError::WrongType {
+        key: key.to_string(),
+        expected: describe_type(key, old),
+        given: text.to_string(),
+    };
+    let t = text.trim();
+    match old {
+        Value::Integer(_) => {
+            let digits: String = t.chars().filter(|c| *c != '_').collect();
+            digits.parse::<i64>().map(Value::Integer).map_err(|_| wrong())
+        }
+        Value::Float(_) => {
+            let digits: String = t.chars().filter(|c| *c != '_').collect();
+            match digits.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(Value::Float(x)),
+                _ => Err(wrong()),
+            }
+        }
+        Value::Boolean(_) => match t {
+            "true" => Ok(Value::Boolean(true)),
+            "false" => Ok(Value::Boolean(false)),
+            _ => Err(wrong()),
+        },
+        Value::String(_) => {
+            let unquoted = t
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
+                .unwrap_or(t);
+            Ok(Value::String(unquoted.to_string()))
+        }
+        Value::Array(old_items) => {
+            let body = if t.starts_with('[') { t.to_string() } else { format!("[{t}]") };
+            let doc: toml::Table = format!("v = {body}").parse().map_err(|_| wrong())?;
+            let Some(Value::Array(items)) = doc.get("v") else { return Err(wrong()) };
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                let item = match (old_items.first(), item) {
+                    (Some(Value::Float(_)), Value::Integer(i)) => Value::Float(*i as f64),
+                    (Some(proto), item) if !proto.same_type(item) => return Err(wrong()),
+                    (None, Value::Table(_) | Value::Array(_)) => return Err(wrong()),
+                    (_, item) => item.clone(),
+                };
+                out.push(item);
+            }
+            Ok(Value::Array(out))
+        }
+        _ => Err(wrong()),
+    }
+}
+
+/// The part of a serde message after "expected", if it lists the accepted values.
+fn serde_expectation(message: &str) -> Option<String> {
+    message.split_once("expected one of ").map(|(_, rest)| format!("one of {}", rest.trim()))
+}
+
+/// Applies `--set` overrides (key path, value text) to a configuration given as a TOML value tree
+/// (from [`preset_value`] or [`ArchConfig::to_value`]), then deserializes and validates the result.
+///
+/// Each value is parsed to the type of the value it replaces. Errors name the key path: an unknown
+/// path comes with the closest existing one, a wrong type with the expected type and the text.
+pub fn apply_overrides<K: AsRef<str>, V: AsRef<str>>(
+    base: &Value,
+    overrides: &[(K, V)],
+) -> Result<ArchConfig, ConfigError> {
+    let mut doc = base.clone();
+    doc.clone()
+        .try_into::<ArchConfig>()
+        .map_err(|e| ConfigError::BadBase { message: e.message().trim().to_string() })?;
+    let leaves: Vec<String> = flatten(base).into_keys().collect();
+    let unknown = |key: &str| ConfigError::UnknownKey {
+        key: key.to_string(),
+        suggestion: closest(key, leaves.iter().map(String::as_str)),
+    };
+
+    for (key, text) in overrides {
+        let key = key.as_ref().trim();
+        let text = text.as_ref();
+        let mut segments = key.split('.').peekable();
+        let mut slot = &mut doc;
+        while let Some(seg) = segments.next() {
+            let Value::Table(t) = slot else { return Err(unknown(key)) };
+            let Some(child) = t.get_mut(seg) else { return Err(unknown(key)) };
+            slot = child;
+            if segments.peek().is_some() && !matches!(slot, Value::Table(_)) {
+                return Err(unknown(key));
+            }
+        }
+        if let Value::Table(t) = slot {
+            let children = t.keys().map(|k| format!("{key}.{k}")).collect();
+            return Err(ConfigError::NotAValue { key: key.to_string(), children });
+        }
+        let old = slot.clone();
+        *slot = parse_like(key, &old, text)?;
+        // Deserialize now, so that a value the type rejects (negative, too large, unknown
+        // variant, wrong array length) is blamed on this key.
+        if let Err(e) = doc.clone().try_into::<ArchConfig>() {
+            let expected = serde_expectation(e.message()).unwrap_or_else(|| describe_type(key, &old));
+            return Err(ConfigError::WrongType { key: key.to_string(), expected, given: text.to_string() });
+        }
+    }
+    let cfg: ArchConfig =
+        doc.try_into().map_err(|e| ConfigError::BadBase { message: e.message().trim().to_string() })?;
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diff
+
+fn render(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => format!("[{}]", a.iter().map(render).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
+    }
+}
+
+/// The parameters that differ between two configurations: (key path, value in `a`, value in `b`),
+/// sorted by key path.
+pub fn diff(a: &ArchConfig, b: &ArchConfig) -> Vec<(String, String, String)> {
+    let (fa, fb) = (flatten(&a.to_value()), flatten(&b.to_value()));
+    let keys: BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (va, vb) = (fa.get(k), fb.get(k));
+            if va == vb {
+                return None;
+            }
+            let show = |v: Option<&Value>| v.map(render).unwrap_or_else(|| "-".to_string());
+            Some((k.clone(), show(va), show(vb)))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+struct Check {
+    errors: Vec<ConfigError>,
+}
+
+impl Check {
+    fn fail(&mut self, key: &str, value: impl ToString, reason: impl Into<String>) {
+        self.errors.push(ConfigError::Invalid {
+            key: key.to_string(),
+            value: value.to_string(),
+            reason: reason.into(),
+        });
+    }
+    fn positive(&mut self, key: &str, v: u32) {
+        if v == 0 {
+            self.fail(key, v, "must be at least 1");
+        }
+    }
+    fn pow2(&mut self, key: &str, v: u32) {
+        if !v.is_power_of_two() {
+            self.fail(key, v, "must be a power of two");
+        }
+    }
+    fn positive_f(&mut self, key: &str, v: f64) {
+        if !(v.is_finite() && v > 0.0) {
+            self.fail(key, v, "must be a positive finite number");
+        }
+    }
+}
+
+impl ArchConfig {
+    /// Checks the ranges and relations the timing model relies on. The first problem found is
+    /// returned, naming its key path.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut c = Check { errors: Vec::new() };
+        let f = &self.features;
+
+        if self.name.trim().is_empty() {
+            c.fail("name", "\"\"", "must not be empty");
+        }
+        if !GENERATIONS.contains(&self.generation.as_str()) {
+            c.fail("generation", &self.generation, format!("must be one of {}", GENERATIONS.join(", ")));
+        }
+        if self.compute_capability[0] == 0 {
+            c.fail(
+                "compute_capability",
+                format!("{:?}", self.compute_capability),
+                "major version must be at least 1",
+            );
+        }
+        c.positive_f("clock.sm_mhz", self.clock.sm_mhz);
+
+        // SM
+        let sm = &self.sm;
+        c.positive("sm.count", sm.count);
+        c.positive("sm.gpcs", sm.gpcs);
+        if sm.gpcs > sm.count {
+            c.fail("sm.gpcs", sm.gpcs, format!("must not exceed sm.count ({})", sm.count));
+        }
+        c.positive("sm.sub_partitions", sm.sub_partitions);
+        c.positive("sm.issue_width", sm.issue_width);
+        c.positive("sm.max_warps", sm.max_warps);
+        if sm.max_warps < sm.sub_partitions {
+            c.fail("sm.max_warps", sm.max_warps, "must be at least sm.sub_partitions");
+        }
+        c.positive("sm.max_ctas", sm.max_ctas);
+        if sm.max_threads < 32 || sm.max_threads > sm.max_warps.saturating_mul(32) {
+            c.fail(
+                "sm.max_threads",
+                sm.max_threads,
+                format!("must be between 32 and sm.max_warps × 32 ({})", sm.max_warps.saturating_mul(32)),
+            );
+        }
+        c.positive("sm.registers", sm.registers);
+        c.pow2("sm.reg_alloc_unit", sm.reg_alloc_unit);
+        if sm.reg_alloc_unit > sm.registers {
+            c.fail("sm.reg_alloc_unit", sm.reg_alloc_unit, "must not exceed sm.registers");
+        }
+        if sm.max_regs_per_thread == 0 || sm.max_regs_per_thread > 255 {
+            c.fail("sm.max_regs_per_thread", sm.max_regs_per_thread, "must be between 1 and 255");
+        } else if sm.max_regs_per_thread.saturating_mul(32) > sm.registers {
+            c.fail(
+                "sm.max_regs_per_thread",
+                sm.max_regs_per_thread,
+                "one warp at this many registers must fit in sm.registers",
+            );
+        }
+        c.positive("sm.smem_kib", sm.smem_kib);
+        if sm.smem_per_cta_kib == 0 || sm.smem_per_cta_kib > sm.smem_kib {
+            c.fail(
+                "sm.smem_per_cta_kib",
+                sm.smem_per_cta_kib,
+                format!("must be between 1 and sm.smem_kib ({})", sm.smem_kib),
+            );
+        }
+        if u64::from(sm.smem_reserved_per_cta) >= u64::from(sm.smem_kib) * 1024 {
+            c.fail("sm.smem_reserved_per_cta", sm.smem_reserved_per_cta, "must be smaller than sm.smem_kib");
+        }
+        c.pow2("sm.smem_alloc_unit", sm.smem_alloc_unit);
+        if sm.unified_l1_kib > 0 && sm.smem_kib > sm.unified_l1_kib {
+            c.fail(
+                "sm.smem_kib",
+                sm.smem_kib,
+                format!("must not exceed sm.unified_l1_kib ({})", sm.unified_l1_kib),
+            );
+        }
+        if !sm.smem_carveouts_kib.is_empty() {
+            let v = format!("{:?}", sm.smem_carveouts_kib);
+            if sm.smem_carveouts_kib.windows(2).any(|w| w[0] >= w[1]) {
+                c.fail("sm.smem_carveouts_kib", &v, "must be strictly ascending");
+            }
+            if sm.smem_carveouts_kib.last() != Some(&sm.smem_kib) {
+                c.fail("sm.smem_carveouts_kib", &v, format!("must end at sm.smem_kib ({})", sm.smem_kib));
+            }
+        }
+        if sm.unified_l1_kib > 0 && self.l1.fixed_kib > 0 {
+            c.fail(
+                "l1.fixed_kib",
+                self.l1.fixed_kib,
+                "must be 0 when sm.unified_l1_kib is set (the L1 gets what the carve-out leaves)",
+            );
+        }
+        c.positive("sm.two_level_active", sm.two_level_active);
+        if sm.scheduler == SchedulerPolicy::TwoLevel {
+            let per_sp = sm.max_warps / sm.sub_partitions.max(1);
+            if sm.two_level_active > per_sp {
+                c.fail(
+                    "sm.two_level_active",
+                    sm.two_level_active,
+                    format!("must not exceed the warps per sub-partition ({per_sp})"),
+                );
+            }
+        }
+
+        // Pipes
+        let p = &self.pipes;
+        let pipes = [
+            ("fp32", p.fp32),
+            ("int", p.int),
+            ("imul", p.imul),
+            ("fp64", p.fp64),
+            ("fp16", p.fp16),
+            ("sfu", p.sfu),
+            ("conv", p.conv),
+            ("alu", p.alu),
+            ("branch", p.branch),
+            ("warp", p.warp),
+            ("lsu", p.lsu),
+        ];
+        for (name, pipe) in pipes {
+            let key = format!("pipes.{name}.lanes");
+            if pipe.lanes == 0 || pipe.lanes > 32 || 32 % pipe.lanes != 0 {
+                c.fail(&key, pipe.lanes, "must divide 32 (1, 2, 4, 8, 16 or 32): a warp instruction occupies the pipe for 32 / lanes cycles");
+            }
+            c.positive(&format!("pipes.{name}.latency"), pipe.latency);
+        }
+        if p.tensor.lanes > 32 {
+            c.fail("pipes.tensor.lanes", p.tensor.lanes, "must be at most 32");
+        }
+
+        // Tensor cores
+        if f.tensor_cores {
+            c.positive("pipes.tensor.latency", p.tensor.latency);
+            c.positive("tensor.fp16_fma_per_cycle", self.tensor.fp16_fma_per_cycle);
+        }
+        c.positive("tensor.wgmma_n_divisor", self.tensor.wgmma_n_divisor);
+        if f.wgmma {
+            c.positive("tensor.wgmma_base_latency", self.tensor.wgmma_base_latency);
+        }
+
+        // Shared memory
+        c.pow2("smem.banks", self.smem.banks);
+        c.pow2("smem.bank_bytes", self.smem.bank_bytes);
+        c.positive("smem.latency", self.smem.latency);
+        c.positive("smem.wavefront_cycles", self.smem.wavefront_cycles);
+
+        // L1
+        let l1 = &self.l1;
+        c.pow2("l1.line", l1.line);
+        c.pow2("l1.sector", l1.sector);
+        if l1.sector > l1.line {
+            c.fail("l1.sector", l1.sector, format!("must divide l1.line ({})", l1.line));
+        }
+        c.positive("l1.assoc", l1.assoc);
+        c.positive("l1.mshrs", l1.mshrs);
+        c.positive("l1.sectors_per_cycle", l1.sectors_per_cycle);
+        if f.l1_caches_global {
+            c.positive("l1.latency", l1.latency);
+            if sm.unified_l1_kib == 0 && l1.fixed_kib == 0 {
+                c.fail("l1.fixed_kib", l1.fixed_kib, "global loads are cached in L1 (features.l1_caches_global), so the L1 needs a size here or in sm.unified_l1_kib");
+            }
+        }
+
+        // L2 (size 0: no L2 for global data, as on Tesla)
+        let l2 = &self.l2;
+        c.positive("l2.slices", l2.slices);
+        c.pow2("l2.line", l2.line);
+        c.pow2("l2.sector", l2.sector);
+        if l2.sector > l2.line {
+            c.fail("l2.sector", l2.sector, format!("must divide l2.line ({})", l2.line));
+        }
+        c.positive("l2.assoc", l2.assoc);
+        c.positive("l2.partitions", l2.partitions);
+        if l2.partitions > 0 && !l2.slices.is_multiple_of(l2.partitions) {
+            c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));
+        }
+        if l2.partitions == 1 && l2.far_extra_latency != 0 {
+            c.fail("l2.far_extra_latency", l2.far_extra_latency, "must be 0 for a single-partition L2");
+        }
+        if l2.size_kib > 0 {
+            let bytes = u64::from(l2.size_kib) * 1024;
+            let set_bytes = u64::from(l2.slices) * u64::from(l2.line) * u64::from(l2.assoc);
+            // Sets per slice = size / (slices × line × assoc), rounded down by the model; a size
+            // that does not divide evenly (51200 KiB over 96 slices) only loses the remainder.
+            if bytes < set_bytes {
+                c.fail("l2.size_kib", l2.size_kib, format!("must hold at least one set per slice: l2.slices × l2.line × l2.assoc = {set_bytes} bytes"));
+            }
+            c.positive("l2.hit_latency", l2.hit_latency);
+            c.positive_f("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice);
+            c.positive("l2.mshrs_per_slice", l2.mshrs_per_slice);
+            c.positive_f("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice);
+        }
+
+        // DRAM
+        let d = &self.dram;
+        c.positive("dram.channels", d.channels);
+        c.positive("dram.banks", d.banks);
+        c.pow2("dram.row_bytes", d.row_bytes);
+        c.positive_f("dram.bandwidth_gbs", d.bandwidth_gbs);
+        c.positive("dram.latency", d.latency);
+        if l2.size_kib > 0 && d.latency <= l2.hit_latency {
+            c.fail(
+                "dram.latency",
+                d.latency,
+                format!("must exceed l2.hit_latency ({}): it includes the L2 miss", l2.hit_latency),
+            );
+        }
+
+        // Coalescing and features
+        if matches!(self.coalescing, Coalescing::HalfWarpStrict | Coalescing::HalfWarpSegments)
+            && f.l1_caches_global
+        {
+            c.fail(
+                "features.l1_caches_global",
+                true,
+                "half-warp coalescing (compute capability 1.x) has no L1 for global data",
+            );
+        }
+        if f.wgmma && !f.tensor_cores {
+            c.fail("features.wgmma", true, "needs features.tensor_cores");
+        }
+        if f.ldmatrix && !f.tensor_cores {
+            c.fail("features.ldmatrix", true, "needs features.tensor_cores");
+        }
+        if f.tma && !f.cp_async {
+            c.fail("features.tma", true, "needs features.cp_async (TMA completes on mbarriers)");
+        }
+        if f.clusters {
+            c.positive("misc.dsmem_latency", self.misc.dsmem_latency);
+            c.positive("misc.cluster_barrier_latency", self.misc.cluster_barrier_latency);
+        }
+        if f.tma {
+            c.positive("misc.tma_latency", self.misc.tma_latency);
+        }
+        if f.cp_async {
+            c.positive("misc.mbarrier_latency", self.misc.mbarrier_latency);
+        }
+        c.positive("misc.const_latency", self.misc.const_latency);
+
+        match c.errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn set(name: &str, overrides: &[(&str, &str)]) -> Result<ArchConfig, ConfigError> {
+        preset_with_overrides(name, overrides)
+    }
+
+    #[test]
+    fn every_preset_loads_and_validates() {
+        assert_eq!(preset_names().len(), 12);
+        for name in preset_names() {
+            let cfg = preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(cfg.name, *name, "the name inside {name}.toml");
+            cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn every_number_in_a_preset_has_a_source_comment() {
+        for (name, text) in PRESETS {
+            for (i, line) in text.lines().enumerate() {
+                let l = line.trim();
+                if l.is_empty() || l.starts_with('#') || l.starts_with('[') {
+                    continue;
+                }
+                let Some((_, rest)) = l.split_once('=') else { continue };
+                // the value ends at the first `#` outside a string
+                let mut in_str = false;
+                let mut comment = None;
+                for (j, ch) in rest.char_indices() {
+                    match ch {
+                        '"' => in_str = !in_str,
+                        '#' if !in_str => {
+                            comment = Some(&rest[j + 1..]);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let value = rest.split('#').next().unwrap_or("").trim();
+                let numeric = !value.starts_with('"') && value.chars().any(|c| c.is_ascii_digit());
+                if numeric {
+                    let ok = comment.map(|c| c.trim().len() >= 3).unwrap_or(false);
+                    assert!(ok, "{name}.toml:{}: a number without a source comment: {line}", i + 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn presets_round_trip_through_to_toml() {
+        for name in preset_names() {
+            let cfg = preset(name).unwrap();
+            let back = ArchConfig::from_toml(&to_toml(&cfg), "round trip").unwrap();
+            assert_eq!(back, cfg, "{name}");
+        }
+    }
+
+    #[test]
+    fn hopper_h200_matches_the_device() {
+        let c = preset("hopper-h200").unwrap();
+        assert_eq!(c.generation, "hopper");
+        assert_eq!(c.compute_capability, [9, 0]);
+        assert_eq!(c.sm.count, 132);
+        assert_eq!(c.l2.size_kib, 61440);
+        assert_eq!(c.sm.smem_kib, 228);
+        assert_eq!(c.sm.smem_per_cta_kib, 227);
+        assert_eq!(c.sm.smem_reserved_per_cta, 1024);
+        assert_eq!(c.sm.smem_carveouts_kib.last(), Some(&228));
+        assert_eq!(c.sm.unified_l1_kib, 256);
+        assert_eq!(c.sm.registers, 65536);
+        assert_eq!(c.sm.max_warps, 64);
+        assert_eq!(c.sm.max_ctas, 32);
+        assert_eq!(c.sm.max_threads, 2048);
+        assert_eq!(c.sm.sub_partitions, 4);
+        assert!((c.clock.sm_mhz - 1980.0).abs() < 1.0);
+        // latencies from hardware-figures.md §5
+        assert!((38..=41).contains(&c.l1.latency), "L1 {}", c.l1.latency);
+        assert!((258..=272).contains(&c.l2.hit_latency), "L2 {}", c.l2.hit_latency);
+        assert!((480..=660).contains(&c.dram.latency), "DRAM {}", c.dram.latency);
+        assert_eq!(c.smem.latency, 29);
+        assert_eq!((c.smem.banks, c.smem.bank_bytes), (32, 4));
+        assert_eq!(c.pipes.fp32.latency, 4);
+        assert_eq!(c.pipes.fp64.latency, 8);
+        assert_eq!((c.pipes.fp32.lanes, c.pipes.int.lanes, c.pipes.fp64.lanes), (32, 16, 16));
+        assert_eq!((c.pipes.sfu.lanes, c.pipes.lsu.lanes), (4, 8));
+        assert!((3800.0..=4800.0).contains(&c.dram.bandwidth_gbs));
+        assert!(c.features.tma && c.features.clusters && c.features.wgmma);
+    }
+
+    #[test]
+    fn volta_gv100_carries_the_volta_figures() {
+        let c = preset("volta-gv100").unwrap();
+        assert!((28..=34).contains(&c.l1.latency), "L1 {}", c.l1.latency);
+        assert!((19..=27).contains(&c.smem.latency), "smem {}", c.smem.latency);
+        assert!((193..=215).contains(&c.l2.hit_latency), "L2 {}", c.l2.hit_latency);
+        assert!((300..=440).contains(&c.dram.latency), "DRAM {}", c.dram.latency);
+        assert!(c.features.tensor_cores && !c.features.ldmatrix);
+    }
+
+    #[test]
+    fn generation_features_and_memory_rules() {
+        let order = |g: &str| GENERATIONS.iter().position(|x| *x == g).unwrap();
+        for name in preset_names() {
+            let c = preset(name).unwrap();
+            let g = order(&c.generation);
+            let f = c.features;
+            assert_eq!(f.shuffle, g >= order("kepler"), "{name} shuffle");
+            assert_eq!(f.warp_vote, g >= order("fermi"), "{name} warp_vote");
+            assert_eq!(f.float_atomics, g >= order("fermi"), "{name} float_atomics");
+            assert_eq!(f.tensor_cores, g >= order("volta"), "{name} tensor_cores");
+            assert_eq!(f.ldmatrix, g >= order("turing"), "{name} ldmatrix");
+            assert_eq!(f.cp_async, g >= order("ampere"), "{name} cp_async");
+            assert_eq!(f.redux, g >= order("ampere"), "{name} redux");
+            for (flag, what) in [(f.tma, "tma"), (f.clusters, "clusters"), (f.wgmma, "wgmma")] {
+                assert_eq!(flag, g >= order("hopper"), "{name} {what}");
+            }
+            assert_eq!(f.l1_caches_global, g >= order("fermi"), "{name} l1_caches_global");
+            let tesla = c.generation == "tesla";
+            assert_eq!(c.smem.half_warp, tesla, "{name} half_warp");
+            assert_eq!(c.smem.banks, if tesla { 16 } else { 32 }, "{name} banks");
+            assert_eq!(c.smem.bank_bytes, if c.generation == "kepler" { 8 } else { 4 }, "{name}");
+        }
+        assert_eq!(preset("tesla-g80").unwrap().coalescing, Coalescing::HalfWarpStrict);
+        assert_eq!(preset("tesla-gt200").unwrap().coalescing, Coalescing::HalfWarpSegments);
+        assert_eq!(preset("fermi-gf100").unwrap().coalescing, Coalescing::Sectors);
+        assert_eq!(preset("kepler-gk110").unwrap().sm.issue_width, 2);
+    }
+
+    #[test]
+    fn unknown_preset_lists_names_and_suggests() {
+        let e = preset("hopper-h20").unwrap_err();
+        let ConfigError::UnknownPreset { suggestion, available, .. } = &e else { panic!("{e}") };
+        assert_eq!(suggestion.as_deref(), Some("hopper-h200"));
+        assert_eq!(available.len(), 12);
+        let msg = e.to_string();
+        assert!(msg.contains("did you mean `hopper-h200`") && msg.contains("tesla-g80"), "{msg}");
+        let e = preset("h100").unwrap_err();
+        assert!(e.to_string().contains("did you mean `hopper-h100`"), "{e}");
+    }
+
+    #[test]
+    fn set_sm_count() {
+        let (k, v) = parse_set("sm.count=64").unwrap();
+        let c = set("hopper-h200", &[(k.as_str(), v.as_str())]).unwrap();
+        assert_eq!(c.sm.count, 64);
+        let base = preset("hopper-h200").unwrap();
+        assert_eq!(diff(&base, &c), vec![("sm.count".to_string(), "132".to_string(), "64".to_string())]);
+    }
+
+    #[test]
+    fn set_several_types() {
+        let c = set(
+            "hopper-h200",
+            &[
+                ("l2.size_kib", "51200"),
+                ("clock.sm_mhz", "1755"),
+                ("features.tma", "false"),
+                ("features.clusters", "false"),
+                ("features.wgmma", "false"),
+                ("sm.scheduler", "gto"),
+                ("sm.smem_carveouts_kib", "[0, 100, 228]"),
+                ("l2.sectors_per_cycle_per_slice", "2"),
+                ("description", "what if"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.l2.size_kib, 51200);
+        assert_eq!(c.clock.sm_mhz, 1755.0);
+        assert!(!c.features.tma);
+        assert_eq!(c.sm.scheduler, SchedulerPolicy::Gto);
+        assert_eq!(c.sm.smem_carveouts_kib, vec![0, 100, 228]);
+        assert_eq!(c.l2.sectors_per_cycle_per_slice, 2.0);
+        assert_eq!(c.description, "what if");
+        let c = set("hopper-h200", &[("sm.smem_carveouts_kib", "0, 228")]).unwrap();
+        assert_eq!(c.sm.smem_carveouts_kib, vec![0, 228]);
+    }
+
+    #[test]
+    fn set_unknown_key_suggests() {
+        let e = set("hopper-h200", &[("sm.cont", "64")]).unwrap_err();
+        assert_eq!(e, ConfigError::UnknownKey { key: "sm.cont".into(), suggestion: Some("sm.count".into()) });
+        assert!(e.to_string().contains("did you mean `sm.count`"), "{e}");
+        for (given, want) in
+            [("l2.size", "l2.size_kib"), ("count", "sm.count"), ("pipes.fp32.lane", "pipes.fp32.lanes")]
+        {
+            let e = set("hopper-h200", &[(given, "1")]).unwrap_err();
+            assert_eq!(e.key(), Some(given));
+            assert!(e.to_string().contains(want), "{given}: {e}");
+        }
+        let e = set("hopper-h200", &[("pipes.fp32", "1")]).unwrap_err();
+        assert!(matches!(e, ConfigError::NotAValue { .. }), "{e}");
+        assert!(e.to_string().contains("pipes.fp32.lanes"), "{e}");
+        let e = set("hopper-h200", &[("sm.count.x", "1")]).unwrap_err();
+        assert!(matches!(e, ConfigError::UnknownKey { .. }), "{e}");
+    }
+
+    #[test]
+    fn set_wrong_type_names_key_type_and_text() {
+        let e = set("hopper-h200", &[("sm.count", "abc")]).unwrap_err();
+        assert_eq!(e.key(), Some("sm.count"));
+        let msg = e.to_string();
+        assert!(msg.contains("sm.count") && msg.contains("integer") && msg.contains("abc"), "{msg}");
+        for (k, v, want) in [
+            ("sm.count", "-1", "integer"),
+            ("sm.count", "99999999999", "integer"),
+            ("clock.sm_mhz", "fast", "number"),
+            ("features.tma", "yes", "true"),
+            ("sm.scheduler", "fifo", "gto"),
+            ("coalescing", "none", "sectors"),
+            ("compute_capability", "[9]", "two"),
+            ("sm.smem_carveouts_kib", "[1.5]", "integer"),
+        ] {
+            let e = set("hopper-h200", &[(k, v)]).unwrap_err();
+            assert!(matches!(e, ConfigError::WrongType { .. }), "{k}={v}: {e}");
+            assert_eq!(e.key(), Some(k));
+            assert!(e.to_string().contains(want), "{k}={v}: {e}");
+        }
+    }
+
+    #[test]
+    fn set_invalid_values_fail_validation_naming_the_key() {
+        let e = set("hopper-h200", &[("l2.sector", "48")]).unwrap_err();
+        assert!(matches!(e, ConfigError::Invalid { .. }), "{e}");
+        assert_eq!(e.key(), Some("l2.sector"));
+        assert!(e.to_string().contains("l2.sector"), "{e}");
+        for (k, v) in [
+            ("sm.count", "0"),
+            ("smem.banks", "24"),
+            ("l1.sector", "256"),
+            ("pipes.fp32.lanes", "48"),
+            ("sm.smem_per_cta_kib", "300"),
+            ("sm.smem_kib", "300"),
+            ("clock.sm_mhz", "0"),
+            ("sm.smem_carveouts_kib", "[0, 228, 100]"),
+            ("sm.smem_carveouts_kib", "[0, 100]"),
+            ("dram.latency", "100"),
+            ("generation", "blackwell"),
+        ] {
+            let e = set("hopper-h200", &[(k, v)]).unwrap_err();
+            assert!(matches!(e, ConfigError::Invalid { .. }), "{k}={v}: {e}");
+            assert!(e.key().is_some(), "{k}={v}: {e}");
+        }
+    }
+
+    #[test]
+    fn parse_set_rejects_malformed() {
+        assert!(matches!(parse_set("sm.count"), Err(ConfigError::BadOverride { .. })));
+        assert!(matches!(parse_set("=3"), Err(ConfigError::BadOverride { .. })));
+        assert_eq!(parse_set(" l2.size_kib = 51200 ").unwrap(), ("l2.size_kib".into(), "51200".into()));
+    }
+
+    #[test]
+    fn diff_h100_h200_lists_memory_differences() {
+        let d = diff(&preset("hopper-h100").unwrap(), &preset("hopper-h200").unwrap());
+        let keys: Vec<&str> = d.iter().map(|(k, _, _)| k.as_str()).collect();
+        for k in ["name", "l2.size_kib", "l2.slices", "dram.channels", "dram.bandwidth_gbs"] {
+            assert!(keys.contains(&k), "missing {k} in {keys:?}");
+        }
+        assert!(!keys.contains(&"sm.count"), "{keys:?}");
+        assert!(!keys.contains(&"smem.latency"), "{keys:?}");
+        assert!(d.iter().any(|(k, a, b)| k == "l2.size_kib" && a == "51200" && b == "61440"), "{d:?}");
+        assert!(diff(&preset("hopper-h200").unwrap(), &preset("hopper-h200").unwrap()).is_empty());
+    }
+
+    #[test]
+    fn from_toml_errors_carry_line_column_and_key() {
+        let good = preset_source("hopper-h200").unwrap();
+        // syntax error
+        let bad = good.replacen("count = 132", "count = = 132", 1);
+        let e = ArchConfig::from_toml(&bad, "my.toml").unwrap_err();
+        let ConfigError::Toml { origin, line, .. } = &e else { panic!("{e}") };
+        assert_eq!(origin, "my.toml");
+        let want_line = good.lines().position(|l| l.starts_with("count = 132")).unwrap() + 1;
+        assert_eq!(*line, want_line, "{e}");
+        assert!(e.to_string().starts_with(&format!("my.toml:{want_line}:")), "{e}");
+        // unknown key, with a suggestion and its position
+        let bad = good.replacen("count = 132", "cont = 132", 1);
+        let e = ArchConfig::from_toml(&bad, "my.toml").unwrap_err();
+        assert_eq!(e.key(), Some("sm.cont"));
+        assert!(e.to_string().contains(&format!("my.toml:{want_line}:1:")), "{e}");
+        assert!(e.to_string().contains("sm.count"), "{e}");
+        // missing key
+        let bad = good.replacen("count = 132", "", 1);
+        let e = ArchConfig::from_toml(&bad, "my.toml").unwrap_err();
+        assert_eq!(e.key(), Some("sm.count"), "{e}");
+        // wrong type
+        let bad = good.replacen("count = 132", "count = \"many\"", 1);
+        let e = ArchConfig::from_toml(&bad, "my.toml").unwrap_err();
+        assert_eq!(e.key(), Some("sm.count"), "{e}");
+        assert!(e.to_string().contains(&format!("my.toml:{want_line}:")), "{e}");
+        // fails validation
+        let bad = good.replacen("count = 132", "count = 0", 1);
+        let e = ArchConfig::from_toml(&bad, "my.toml").unwrap_err();
+        assert_eq!(e.key(), Some("sm.count"), "{e}");
+        assert!(e.to_string().contains(&format!("my.toml:{want_line}:")), "{e}");
+    }
+
+    #[test]
+    fn key_paths_cover_the_struct() {
+        let paths = key_paths();
+        for k in [
+            "sm.count",
+            "l2.size_kib",
+            "pipes.fp32.lanes",
+            "pipes.tensor.latency",
+            "features.tma",
+            "misc.cluster_barrier_latency",
+            "coalescing",
+            "compute_capability",
+        ] {
+            assert!(paths.iter().any(|p| p == k), "{k}");
+        }
+        let value = preset("tesla-g80").unwrap().to_value();
+        assert_eq!(flatten(&value).len(), paths.len());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn overrides_never_panic(
+            key in prop_oneof![
+                proptest::sample::select(key_paths()),
+                "[a-z_.0-9]{0,24}",
+                ".{0,12}",
+            ],
+            value in prop_oneof![
+                ".{0,16}",
+                "-?[0-9]{1,12}",
+                "-?[0-9]{0,6}\\.[0-9]{0,4}(e-?[0-9]{1,3})?",
+                "\\[[0-9, .\\-\"a-z\\[\\]]{0,20}\\]?",
+                proptest::sample::select(vec!["true", "false", "lrr", "gto", "two-level", "sectors", "nan", "inf", "[]", "[[1]]", "\"x\""]).prop_map(str::to_string),
+            ],
+            name in proptest::sample::select(NAMES.to_vec()),
+        ) {
+            let _ = preset_with_overrides(name, &[(key.as_str(), value.as_str())]);
+            let _ = parse_set(&format!("{key}={value}"));
+            let _ = ArchConfig::from_toml(&format!("{key} = {value}"), "fuzz");
+        }
+    }
+}
