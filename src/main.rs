@@ -33,6 +33,30 @@ enum Cmd {
     Run(RunArgs),
     /// List the bundled workloads.
     Workloads,
+    /// List the architecture presets, show one, or compare two.
+    Presets {
+        #[command(subcommand)]
+        cmd: Option<PresetCmd>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PresetCmd {
+    /// Print a preset as TOML (with its source comments).
+    Show { name: String },
+    /// Keys whose values differ between two presets.
+    Diff { a: String, b: String },
+}
+
+/// Architecture selection shared by the commands that simulate in time.
+#[derive(clap::Args, Clone)]
+struct ArchArgs {
+    /// Preset name (`warpsim presets`) or a preset TOML file.
+    #[arg(long, default_value = "hopper-h200")]
+    arch: String,
+    /// Override a parameter by its key path, e.g. `--set l2.size_kib=51200` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -45,6 +69,27 @@ struct RunArgs {
     /// Write every buffer after the run (inputs too) as raw little-endian `DIR/<name>.bin`.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
+    #[command(flatten)]
+    arch: ArchArgs,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads for the timing model (results are identical for any count).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// Loads the preset (or file) and applies `--set` overrides.
+fn arch_config(a: &ArchArgs) -> Result<warpsim_sim::config::ArchConfig> {
+    use warpsim_sim::presets;
+    let sets: Vec<(String, String)> = a.set.iter().map(|s| presets::parse_set(s)).collect::<Result<_, _>>()?;
+    let base = if a.arch.ends_with(".toml") {
+        let text = std::fs::read_to_string(&a.arch).with_context(|| format!("cannot read {}", a.arch))?;
+        warpsim_sim::config::ArchConfig::from_toml(&text, &a.arch)?.to_value()
+    } else {
+        presets::preset_value(&a.arch)?
+    };
+    Ok(presets::apply_overrides(&base, &sets)?)
 }
 
 #[derive(Subcommand)]
@@ -77,32 +122,84 @@ fn dump(dir: &PathBuf, buffers: &[(String, Vec<u8>)]) -> Result<()> {
 fn run_workload(a: RunArgs) -> Result<()> {
     let w = load_workload(&a.workload)?;
     let l = &w.launch;
-    out!(
-        "workload {} ({}): kernel {}, grid {:?}, block {:?}, {} registers/thread{}",
-        w.manifest.name,
-        w.manifest_path.display(),
-        w.manifest.entry,
-        l.grid,
-        l.block,
-        l.regs_per_thread,
-        if l.regs_estimated { " (estimated)" } else { "" }
-    );
-    let o = warpsim_sim::launch::run_functional(&w, 132)?;
-    if let Some(f) = &o.functional {
+    let cfg = if a.functional { None } else { Some(arch_config(&a.arch)?) };
+    if !a.json {
         out!(
-            "functional: {} warp instructions, {} CTAs, {:.3} s ({:.2} M warp-inst/s)",
-            f.warp_instructions,
-            f.ctas,
-            o.seconds,
-            f.warp_instructions as f64 / o.seconds.max(1e-9) / 1e6
+            "workload {} ({}): kernel {}, grid {:?}, block {:?}, {} registers/thread{}",
+            w.manifest.name,
+            w.manifest_path.display(),
+            w.manifest.entry,
+            l.grid,
+            l.block,
+            l.regs_per_thread,
+            if l.regs_estimated { " (estimated)" } else { "" }
         );
     }
-    out!("{}", o.check);
+    let o = match &cfg {
+        None => warpsim_sim::launch::run_functional(&w, 132)?,
+        Some(cfg) => warpsim_sim::launch::run_timed(&w, cfg, a.threads)?,
+    };
+    match (&o.timing, a.json) {
+        (Some(t), true) => {
+            let j = serde_json::json!({
+                "workload": w.manifest.name,
+                "arch": cfg.as_ref().map(|c| c.name.clone()),
+                "cycles": t.cycles,
+                "counters": t.counters,
+                "stalls": t.stalls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                "warp_instructions": t.warp_instructions,
+                "sim_seconds": o.seconds,
+                "occupancy": { "ctas_per_sm": t.occupancy_ctas_per_sm, "limiter": t.occupancy_limiter },
+                "check": format!("{:?}", o.check.status),
+            });
+            out!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        (Some(t), false) => print_timing(cfg.as_ref().map_or("", |c| c.name.as_str()), t, o.seconds)?,
+        (None, _) => {
+            if let Some(f) = &o.functional {
+                out!(
+                    "functional: {} warp instructions, {} CTAs, {:.3} s ({:.2} M warp-inst/s)",
+                    f.warp_instructions,
+                    f.ctas,
+                    o.seconds,
+                    f.warp_instructions as f64 / o.seconds.max(1e-9) / 1e6
+                );
+            }
+        }
+    }
+    if !a.json {
+        out!("{}", o.check);
+    }
     if let Some(dir) = &a.dump {
         dump(dir, &o.buffers)?;
     }
     if !o.check.passed() && o.check.status != warpsim_workloads::CheckStatus::NotChecked {
         anyhow::bail!("output check failed");
+    }
+    Ok(())
+}
+
+fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
+    let c = &t.counters;
+    let get = |k: &str| c.get(k).copied().unwrap_or(0.0);
+    out!(
+        "{arch}: {} cycles, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
+        t.cycles,
+        get("sm__inst_executed.avg.per_cycle_active"),
+        get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        t.occupancy_ctas_per_sm,
+        t.occupancy_limiter
+    );
+    out!(
+        "simulated {} warp instructions in {:.3} s ({:.2} M warp-inst/s)",
+        t.warp_instructions,
+        secs,
+        t.warp_instructions as f64 / secs.max(1e-9) / 1e6
+    );
+    let stalls: Vec<String> = t.stalls.iter().filter(|s| s.1 >= 0.005).map(|(n, f)| format!("{n} {:.1}%", 100.0 * f)).collect();
+    out!("warp states: {}", stalls.join(", "));
+    for (k, v) in c {
+        out!("  {k:<56} {v:>16.1}");
     }
     Ok(())
 }
@@ -140,6 +237,29 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Run(a) => run_workload(a)?,
+        Cmd::Presets { cmd: None } => {
+            for name in warpsim_sim::presets::preset_names() {
+                let p = warpsim_sim::presets::preset(name)?;
+                out!("{name:<16} {}", p.description);
+            }
+        }
+        Cmd::Presets { cmd: Some(PresetCmd::Show { name }) } => {
+            let src = warpsim_sim::presets::preset_source(&name);
+            match src {
+                Some(text) => out!("{text}"),
+                None => {
+                    warpsim_sim::presets::preset(&name)?;
+                }
+            }
+        }
+        Cmd::Presets { cmd: Some(PresetCmd::Diff { a, b }) } => {
+            let (pa, pb) = (warpsim_sim::presets::preset(&a)?, warpsim_sim::presets::preset(&b)?);
+            let d = warpsim_sim::presets::diff(&pa, &pb);
+            out!("{:<40} {:>24} {:>24}", "key", a, b);
+            for (k, x, y) in d {
+                out!("{k:<40} {x:>24} {y:>24}");
+            }
+        }
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;

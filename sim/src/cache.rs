@@ -95,11 +95,12 @@ impl SectorCache {
         Lookup { hit: 0, miss: sectors, ready: 0, evicted }
     }
 
-    /// Sets the fill-completion time of a line's pending sectors.
+    /// Sets the fill-completion time of a line's pending sectors (replacing an unknown time,
+    /// [`u64::MAX`], or extending a known one).
     pub fn set_ready(&mut self, line_addr: u64, ready: u64) {
         let set = self.set_of(line_addr);
         if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
-            l.ready = l.ready.max(ready);
+            l.ready = if l.ready == u64::MAX { ready } else { l.ready.max(ready) };
         }
     }
 
@@ -139,6 +140,10 @@ mod tests {
         assert_eq!((r.hit, r.miss, r.ready), (0b0011, 0b0100, 100));
         assert!(c.contains(0x1000, 0b0111));
         assert!(!c.contains(0x1000, 0b1000));
+        // An unknown fill time is replaced once known.
+        c.access(0x2000, 1, false, true, u64::MAX);
+        c.set_ready(0x2000, 300);
+        assert_eq!(c.ready_of(0x2000), Some(300));
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let costs: Arc<Vec<u8>> = Arc::new(k.prog.insts.iter().map(warpsim_isa::costs::machine_ops).collect());
+    let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog));
     let nsm = cfg.sm.count.max(1);
     let mut sms: Vec<Sm> =
         (0..nsm).map(|i| Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&costs), occ.l1_bytes)).collect();
@@ -243,7 +243,7 @@ fn result(
     put("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", s.smem_wavefronts as f64);
     put("launch__registers_per_thread", opts.regs_per_thread as f64);
     put("launch__occupancy_limit_blocks", occ.ctas_per_sm as f64);
-    put("sm__inst_executed.avg.per_cycle_active", if s.active_cycles > 0 { s.inst_executed as f64 / s.active_cycles as f64 * cfg.sm.count as f64 } else { 0.0 });
+    put("sm__inst_executed.avg.per_cycle_active", if s.active_cycles > 0 { s.inst_executed as f64 / s.active_cycles as f64 } else { 0.0 });
     let total_stall: u64 = s.stall_cycles.iter().sum();
     let stalls = STALL_NAMES
         .iter()

@@ -234,6 +234,8 @@ pub struct Sm {
     sps: Vec<SubPart>,
     l1: SectorCache,
     l1_free: u64,
+    /// Cycle the shared-memory data path is free again.
+    smem_free: u64,
     l1_caches_global: bool,
     tokens: Vec<Option<Token>>,
     free_tokens: Vec<u32>,
@@ -252,6 +254,8 @@ pub struct Sm {
     events: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
     event_slab: Vec<Option<(usize, AsyncEvent)>>,
     next_group: u64,
+    /// `WARPSIM_TRACE_ISSUE=1`: print every issue to stderr (debugging aid).
+    trace_issue: bool,
 }
 
 impl Sm {
@@ -263,6 +267,7 @@ impl Sm {
             now: 0,
             l1: SectorCache::new(l1_bytes.max(cfg.l1.line as u64), cfg.l1.line, cfg.l1.assoc),
             l1_free: 0,
+            smem_free: 0,
             l1_caches_global,
             warps: Vec::new(),
             ctas: Vec::new(),
@@ -282,6 +287,7 @@ impl Sm {
             events: std::collections::BinaryHeap::new(),
             event_slab: Vec::new(),
             next_group: 0,
+            trace_issue: std::env::var_os("WARPSIM_TRACE_ISSUE").is_some(),
             cfg,
             k,
             costs,
@@ -513,6 +519,9 @@ impl Sm {
         };
         let inst = &prog.insts[pc as usize];
         let cost = self.costs[pc as usize] as u64;
+        if self.trace_issue {
+            eprintln!("{now:>10} sm{:<3} w{wi:<3} pc {pc:<5} {}", self.id, prog.source_line(pc));
+        }
         // Functional execution.
         let step = {
             let tw = self.warps[wi].as_mut().expect("warp exists");
@@ -542,6 +551,8 @@ impl Sm {
         let p = *pipe(&cfg, unit);
         let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * cost.max(1);
         let (lat, dep, token) = self.timing(wi, inst, unit, p.latency as u64)?;
+        // Folded instructions (address arithmetic, moves) have no latency of their own.
+        let lat = if cost == 0 && self.trace.mask == 0 { 0 } else { lat };
         if cost > 0 {
             let spp = &mut self.sps[sp];
             spp.pipe_free[unit as usize] = spp.pipe_free[unit as usize].max(now) + occupancy;
@@ -590,13 +601,15 @@ impl Sm {
                 let c = banks::wavefronts(&tr.addr, tr.mask, tr.size, cfg.smem.banks, cfg.smem.bank_bytes, cfg.smem.half_warp);
                 self.stats.smem_wavefronts += c.wavefronts as u64;
                 self.stats.smem_bank_conflicts += c.conflicts() as u64;
-                let extra = (c.wavefronts.max(1) - 1) as u64 * cfg.smem.wavefront_cycles as u64;
+                // The SM's shared memory moves one wavefront (banks × bank width bytes) per cycle;
+                // a conflicted access also waits `wavefront_cycles` per extra wavefront.
+                let wf = c.wavefronts.max(1) as u64;
+                let extra = (wf - 1) * cfg.smem.wavefront_cycles as u64;
                 let base_lat = if tr.atomic { cfg.misc.smem_atomic_latency } else { cfg.smem.latency } as u64;
                 let lat = if tr.space == TraceSpace::Remote { cfg.misc.dsmem_latency as u64 } else { base_lat };
-                let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
-                let lsu = &mut self.sps[sp].pipe_free[Unit::Lsu as usize];
-                *lsu = (*lsu).max(now) + extra;
-                Ok((lat + extra, Dep::Short, None))
+                let start = self.smem_free.max(now);
+                self.smem_free = start + wf;
+                Ok((start - now + lat + extra, Dep::Short, None))
             }
             TraceSpace::Const | TraceSpace::Param => {
                 // The constant cache serves one address per cycle.
