@@ -677,6 +677,11 @@ proptest! {
                           satfinite in any::<bool>()) {
         let v = quad_of(src, a);
         for r in ROUNDINGS {
+            // PTX converts to fp8 only with `.rn` (`cvt.rn.satfinite.e4m3x2.f32`); overflow under
+            // directed rounding into a format without infinities has no PTX meaning to test.
+            if matches!(dst, FloatType::E4m3 | FloatType::E5m2) && r != Rounding::Rn {
+                continue;
+            }
             let m = FloatMods { satfinite, ..FloatMods::default() };
             let got = cvt::f2f(src, dst, a, r, m);
             match expect_f2f(v, dst, r, satfinite) {
