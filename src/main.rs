@@ -33,6 +33,17 @@ enum Cmd {
     Run(RunArgs),
     /// List the bundled workloads.
     Workloads,
+    /// Simulate the bundled suite in time and report simulation speed (warp-instructions/s).
+    Bench {
+        #[command(flatten)]
+        arch: ArchArgs,
+        /// Worker threads (1 measures per-core speed).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Only these workloads (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        workloads: Vec<String>,
+    },
     /// List the architecture presets, show one, or compare two.
     Presets {
         #[command(subcommand)]
@@ -259,6 +270,28 @@ fn run(cli: Cli) -> Result<()> {
             for (k, x, y) in d {
                 out!("{k:<40} {x:>24} {y:>24}");
             }
+        }
+        Cmd::Bench { arch, threads, workloads } => {
+            let cfg = arch_config(&arch)?;
+            let all = warpsim_workloads::bundled_names();
+            let names: Vec<&str> = if workloads.is_empty() { all } else { workloads.iter().map(|s| s.as_str()).collect() };
+            let rows = warpsim_sim::launch::bench(&names, &cfg, threads)?;
+            out!("{:<24} {:>14} {:>12} {:>9} {:>12}", "workload", "warp insts", "cycles", "seconds", "M inst/s");
+            let (mut ti, mut ts) = (0u64, 0f64);
+            for r in &rows {
+                out!("{:<24} {:>14} {:>12} {:>9.3} {:>12.2}", r.workload, r.warp_instructions, r.cycles, r.seconds, r.warp_instructions as f64 / r.seconds.max(1e-9) / 1e6);
+                ti += r.warp_instructions;
+                ts += r.seconds;
+            }
+            out!(
+                "total: {} warp instructions in {:.2} s = {:.2} M warp-inst/s on {} thread(s) ({:.2} M per thread); peak memory {:.0} MiB",
+                ti,
+                ts,
+                ti as f64 / ts.max(1e-9) / 1e6,
+                threads,
+                ti as f64 / ts.max(1e-9) / 1e6 / threads.max(1) as f64,
+                warpsim_sim::launch::peak_rss().unwrap_or(0) as f64 / 1048576.0
+            );
         }
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {

@@ -60,26 +60,48 @@ fn phase_mask(first: u32, n: u32) -> u32 {
 
 /// Max over banks of the distinct words the phase touches in that bank.
 fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
-    // (bank, word) pairs; at most 32 lanes × 4 words each.
-    let mut words: [(u32, u64); 128] = [(0, 0); 128];
+    // Fast path for one-word accesses: every lane in its own bank, or all lanes on one word.
+    if size <= bank_bytes && banks <= 64 {
+        let mut used = 0u64;
+        let mut clash = false;
+        let first = addr[mask.trailing_zeros() as usize] / bank_bytes as u64;
+        let mut same = true;
+        let mut m = mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let word = addr[l] / bank_bytes as u64;
+            same &= word == first;
+            let bit = 1u64 << (word % banks as u64);
+            clash |= used & bit != 0;
+            used |= bit;
+        }
+        if !clash || same {
+            return 1;
+        }
+    }
+    // The distinct words touched (at most 32 lanes × 4 words each), then per-bank counts.
+    let mut words = [0u64; 128];
     let mut n = 0;
-    let per_lane = size.div_ceil(bank_bytes).max(1);
+    let per_lane = size.div_ceil(bank_bytes).clamp(1, 4);
     let mut m = mask;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        for k in 0..per_lane.min(4) {
-            let word = addr[l] / bank_bytes as u64 + k as u64;
-            let bank = (word % banks as u64) as u32;
-            if !words[..n].iter().any(|&(b, w)| b == bank && w == word) && n < words.len() {
-                words[n] = (bank, word);
-                n += 1;
-            }
+        for k in 0..per_lane {
+            words[n] = addr[l] / bank_bytes as u64 + k as u64;
+            n += 1;
         }
     }
+    let words = &mut words[..n];
+    words.sort_unstable();
     let mut per_bank = [0u32; 64];
-    for &(b, _) in &words[..n] {
-        per_bank[(b as usize) % 64] += 1;
+    let mut prev = None;
+    for &w in words.iter() {
+        if prev != Some(w) {
+            per_bank[(w % banks as u64) as usize % 64] += 1;
+            prev = Some(w);
+        }
     }
     per_bank.iter().copied().max().unwrap_or(0).max(1)
 }

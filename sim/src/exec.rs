@@ -583,7 +583,101 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
     });
 }
 
+/// A source operand read straight from the register file or an immediate.
+#[derive(Clone, Copy)]
+enum Src {
+    Reg(usize),
+    Imm(u64),
+}
+
+impl Src {
+    #[inline(always)]
+    fn get(self, regs: &[u64], lane: usize) -> u64 {
+        match self {
+            Src::Reg(b) => regs[b + lane],
+            Src::Imm(v) => v,
+        }
+    }
+}
+
+fn plain_src(o: &Opnd) -> Option<Src> {
+    match o {
+        Opnd::Reg(r) => Some(Src::Reg(*r as usize * 32)),
+        Opnd::Imm(v) => Some(Src::Imm(*v)),
+        _ => None,
+    }
+}
+
+/// The most frequent ALU forms, each as one tight loop over the lanes (no per-lane dispatch).
+/// Returns false when the instruction is not one of them; results equal `eval::eval`'s.
+fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    use warpsim_isa::fp::{self, Rounding};
+    let m = &inst.m;
+    let Some(Opnd::Reg(d)) = inst.ops.first() else { return false };
+    if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 {
+        return false;
+    }
+    if m.rnd.is_some_and(|r| r != warpsim_isa::types::Rnd::Rn) {
+        return false;
+    }
+    let src = inst.src();
+    let mut s = [Src::Imm(0); 3];
+    for (i, o) in src.iter().take(3).enumerate() {
+        match plain_src(o) {
+            Some(x) => s[i] = x,
+            None => return false,
+        }
+    }
+    let dmask = c.env.k.reg_mask[*d as usize];
+    let db = *d as usize * 32;
+    let ty = m.ty();
+    macro_rules! lanes_do {
+        (|$a:ident, $b:ident, $cc:ident| $e:expr) => {{
+            for l in lanes(exec) {
+                let $a = s[0].get(&w.regs, l);
+                let $b = s[1].get(&w.regs, l);
+                let $cc = s[2].get(&w.regs, l);
+                let _ = (&$b, &$cc);
+                let v: u64 = $e;
+                w.regs[db + l] = if dmask == 0 { (v != 0) as u64 } else { v & dmask };
+            }
+            true
+        }};
+    }
+    let wide = m.has(flag::WIDE);
+    let hi = m.has(flag::HI);
+    match (inst.op, ty) {
+        (Op::Add, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_add(b)),
+        (Op::Sub, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_sub(b)),
+        (Op::Mul, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, _c| a.wrapping_mul(b)),
+        (Op::Mul, Ty::U32) if wide => lanes_do!(|a, b, _c| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
+        (Op::Mul, Ty::S32) if wide => lanes_do!(|a, b, _c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
+        (Op::Mad, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, c| a.wrapping_mul(b).wrapping_add(c)),
+        (Op::And, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a & b),
+        (Op::Or, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a | b),
+        (Op::Xor, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a ^ b),
+        (Op::Shl, Ty::B32 | Ty::U32 | Ty::S32) => lanes_do!(|a, b, _c| if b < 32 { a << b } else { 0 }),
+        (Op::Shr, Ty::B32 | Ty::U32) => lanes_do!(|a, b, _c| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
+        (Op::Shr, Ty::S32) => lanes_do!(|a, b, _c| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
+        (Op::Add, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::add(a as u32, b as u32, Rounding::Rn, false, false) as u64),
+        (Op::Sub, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::sub(a as u32, b as u32, Rounding::Rn, false, false) as u64),
+        (Op::Mul, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::mul(a as u32, b as u32, Rounding::Rn, false, false) as u64),
+        (Op::Fma | Op::Mad, Ty::F32) => {
+            lanes_do!(|a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, Rounding::Rn, false, false) as u64)
+        }
+        (Op::Selp, _) => lanes_do!(|a, b, c| if c != 0 { a } else { b }),
+        (Op::Setp, Ty::S32 | Ty::U32 | Ty::B32) if m.bool_op.is_none() => {
+            let Some(cmp) = m.cmp else { return false };
+            lanes_do!(|a, b, _c| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
+        }
+        _ => false,
+    }
+}
+
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    if fast_alu(w, c, inst, exec) {
+        return Ok(());
+    }
     let src = inst.src();
     let cc = inst.m.has(flag::CC) || matches!(inst.op, Op::Addc | Op::Subc | Op::Madc);
     let mut vals = [[0u64; 32]; 4];
@@ -652,7 +746,44 @@ fn mem_shape(inst: &Inst) -> (Ty, usize, usize) {
     (ty, ty.bytes() as usize, inst.m.vec.max(1) as usize)
 }
 
+/// `ld.shared` of one register per lane with a register (+ offset) address: the common case,
+/// without the general path's per-lane dispatch. Returns false to fall back.
+fn fast_shared_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (ty, n, v) = mem_shape(inst);
+    if inst.m.space() != Space::Shared || v != 1 || n > 8 {
+        return false;
+    }
+    let (Some(Opnd::Reg(d)), Some(Opnd::Addr { base: Base::Reg(b), offset })) = (inst.ops.first(), inst.ops.get(1)) else {
+        return false;
+    };
+    let me = c.env.me;
+    let smem = &c.env.ctas[me].smem;
+    // All lanes in bounds and aligned, else the general path reports the fault.
+    let ok = lanes(exec).all(|l| {
+        let a = w.reg(*b, l).wrapping_add(*offset as u64);
+        a % n as u64 == 0 && a.checked_add(n as u64).is_some_and(|e| e <= smem.len() as u64)
+    });
+    if !ok {
+        return false;
+    }
+    let dmask = c.env.k.reg_mask[*d as usize];
+    for l in lanes(exec) {
+        let a = w.reg(*b, l).wrapping_add(*offset as u64) as usize;
+        let mut b8 = [0u8; 8];
+        b8[..n].copy_from_slice(&smem[a..a + n]);
+        let raw = u64::from_le_bytes(b8);
+        let val = if ty.is_signed() { ty.extend(raw) } else { raw };
+        c.env.trace.addr[l] = a as u64;
+        w.set_reg(*d, l, if dmask == 0 { (val != 0) as u64 } else { val & dmask });
+    }
+    c.trace(TraceSpace::Shared, false, false, n as u32, exec);
+    true
+}
+
 fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    if fast_shared_load(w, c, inst, exec) {
+        return Ok(());
+    }
     let (ty, n, v) = mem_shape(inst);
     let space = inst.m.space();
     let dsts = elems(&inst.ops[0]);

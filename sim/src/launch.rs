@@ -148,3 +148,32 @@ pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outco
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
 }
+
+/// One workload's simulation speed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BenchRow {
+    pub workload: String,
+    pub warp_instructions: u64,
+    pub cycles: u64,
+    pub seconds: f64,
+}
+
+/// Simulates each workload in time and measures simulation speed (warp instructions per second).
+pub fn bench(names: &[&str], cfg: &ArchConfig, threads: usize) -> Result<Vec<BenchRow>, RunError> {
+    let mut rows = Vec::new();
+    for name in names {
+        let w = Workload::bundled(name).map_err(|e| RunError::Args { workload: name.to_string(), message: e.to_string() })?;
+        let o = run_timed(&w, cfg, threads)?;
+        let t = o.timing.as_ref().map_or((0, 0, 0.0), |t| (t.warp_instructions, t.cycles, t.sim_seconds));
+        rows.push(BenchRow { workload: name.to_string(), warp_instructions: t.0, cycles: t.1, seconds: t.2 });
+    }
+    Ok(rows)
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
+pub fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
