@@ -7,11 +7,15 @@ kernel's register count (CU_FUNC_ATTRIBUTE_NUM_REGS) in regs.txt. Tensor-map arg
 with cuTensorMapEncodeTiled over their buffer and passed by value (128 bytes); a `cluster ... manifest`
 line launches through cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (a cluster that
 comes from the PTX's .reqnctapercluster needs, and must get, a plain launch).
+Workloads run in a child process, so a hung kernel (killed after GPU_RUN_TIMEOUT seconds, default 60)
+or a faulting one (a poisoned context) costs only itself: the rest go on in a fresh child.
 Usage: gpu_run.py DIR [REPO_ROOT]. No dependencies beyond python3 and libcuda.so.1.
 """
 import ctypes
 import os
+import select
 import struct
+import subprocess
 import sys
 
 cu = ctypes.CDLL("libcuda.so.1")
@@ -134,23 +138,71 @@ def run_one(wdir, root):
     return regs.value, lmem.value
 
 
-def main():
-    d = sys.argv[1]
-    root = sys.argv[2] if len(sys.argv) > 2 else "."
+def child(d, root, names):
+    """Run `names` in order in this process, one result line each; stop at the first error (a
+    kernel fault poisons the context, so the parent goes on in a fresh process)."""
     ck(cu.cuInit(0), "cuInit")
     dev = ctypes.c_int()
     ck(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
     ctx = ctypes.c_void_p()
     ck(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
     ck(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    failed = 0
-    for name in sorted(os.listdir(d)):
+    for name in names:
         try:
             regs, lmem = run_one(os.path.join(d, name), root)
-            print("ran %-32s regs %3d local %d" % (name, regs, lmem))
-        except Exception as e:  # report and go on with the next workload
-            failed += 1
-            print("ERROR %s: %s" % (name, e))
+            print("ran %-32s regs %3d local %d" % (name, regs, lmem), flush=True)
+        except Exception as e:
+            print("ERROR %s: %s" % (name, e), flush=True)
+            sys.exit(3)
+
+
+def main():
+    """Run every workload of DIR in a child process; a workload that gives no result within
+    GPU_RUN_TIMEOUT seconds (default 60: a hung kernel, e.g. an mbarrier that never completes) is
+    killed and reported as HUNG, one that fails is reported as ERROR, and the rest go on in a fresh
+    child (a fresh CUDA context)."""
+    if sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
+    d = sys.argv[1]
+    root = sys.argv[2] if len(sys.argv) > 2 else "."
+    timeout = float(os.environ.get("GPU_RUN_TIMEOUT", "60"))
+    names = sorted(os.listdir(d))
+    failed = 0
+    while names:
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", d, root] + names,
+                             stdout=subprocess.PIPE)
+        fd, pending = p.stdout.fileno(), b""
+        while names:
+            if b"\n" not in pending:   # wait for more output (the child prints one line per workload)
+                ready, _, _ = select.select([fd], [], [], timeout)
+                chunk = os.read(fd, 65536) if ready else None
+                if chunk is None:
+                    p.kill()
+                    p.wait()
+                    print("HUNG %s: no result after %g s; killed" % (names[0], timeout), flush=True)
+                    failed += 1
+                    names = names[1:]
+                    break
+                if not chunk:   # the child died without a result line for names[0]
+                    rc = p.wait()
+                    print("ERROR %s: the runner exited with status %d" % (names[0], rc), flush=True)
+                    failed += 1
+                    names = names[1:]
+                    break
+                pending += chunk
+                continue
+            line, pending = pending.split(b"\n", 1)
+            line = line.decode(errors="replace")
+            print(line, flush=True)
+            if line.startswith(("ran ", "ERROR ")):
+                names = names[1:]
+                if line.startswith("ERROR "):
+                    failed += 1
+                    p.wait()
+                    break
+        else:
+            p.wait()
     sys.exit(1 if failed else 0)
 
 
