@@ -12,6 +12,14 @@
 // barrier, then thread 0 refills the stage. Accumulator layout (per warp w of the group, lane l):
 // d[4j + {0,1}] = row 16w + l/4, columns 8j + 2(l%4) + {0,1}; d[4j + {2,3}] = row + 8.
 //
+// ws_wgmma_gemm: the same product, warp-specialized in the CUTLASS sm90 style: 384 threads,
+// warpgroup 0 the producer (setmaxnreg.dec to 40 registers; one elected lane issues the TMA loads),
+// warpgroups 1 and 2 the consumers (setmaxnreg.inc to 232) computing rows 0-63 / 64-127 of a
+// 128 x 128 tile. STAGES = 4 stages of A (128 x 64) + B (128 x 64) boxes (32 KiB) with full
+// (count 1, expect_tx) and empty (count 8: one arrive per consumer warp after its wgmmas completed)
+// mbarriers; parities start at 0 (consumers, full) and 1 (producer, empty) and flip when the stage
+// index wraps. 132096 bytes of dynamic shared memory (4 x 32 KiB + 1 KiB alignment slack).
+//
 // wgmma_lat_n8 / wgmma_lat_n128: one warpgroup, A (64 x 16) and B (N x 16) copied by the threads
 // into shared memory in the no-swizzle K-major layout (8 x 16-byte core matrices, [row group][k
 // group][8 rows][16 bytes]: LBO = 128 bytes between the two k core matrices, SBO = 256 bytes
@@ -68,6 +76,20 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];"
                  ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/// One lane of the (fully active) warp is elected: elect.sync.
+__device__ __forceinline__ bool elect_one()
+{
+    unsigned elected;
+    asm volatile("{\n\t.reg .pred p;\n\telect.sync _|p, 0xffffffff;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(elected));
+    return elected != 0;
 }
 
 __device__ __forceinline__ void wgmma_fence()
@@ -167,6 +189,74 @@ wgmma_gemm(const __grid_constant__ TensorMap a_map, const __grid_constant__ Tens
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int row = m0 + 16 * warp + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + 8 * j + 2 * (lane % 4);
+        *(float2*)&C[(size_t)row * n + col] = make_float2(d[4 * j], d[4 * j + 1]);
+        *(float2*)&C[(size_t)(row + 8) * n + col] = make_float2(d[4 * j + 2], d[4 * j + 3]);
+    }
+}
+
+constexpr int WS_STAGES = 4, WS_BM = 128, WS_BN = 128;
+constexpr unsigned WS_A_BYTES = WS_BM * BK * 2;            // 16 KiB box of A (128 rows)
+constexpr unsigned WS_STAGE_BYTES = WS_A_BYTES + WS_BN * BK * 2;
+constexpr int WS_CONSUMER_WARPS = 8;
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+ws_wgmma_gemm(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map, float* C, int n, int k)
+{
+    extern __shared__ unsigned char dyn_smem[];   // WS_STAGES stages + 1 KiB of alignment slack
+    __shared__ alignas(8) unsigned long long full[WS_STAGES];
+    __shared__ alignas(8) unsigned long long empty[WS_STAGES];
+    const unsigned base = (smem_u32(dyn_smem) + 1023) & ~1023u;
+    const int m0 = blockIdx.y * WS_BM, n0 = blockIdx.x * WS_BN;
+    const int k_tiles = k / BK;
+    const int wg = threadIdx.x / 128, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < WS_STAGES; ++s) {
+            mbar_init(smem_u32(&full[s]), 1);
+            mbar_init(smem_u32(&empty[s]), WS_CONSUMER_WARPS);
+        }
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+        if (warp == 0 && elect_one()) {
+            for (int kt = 0; kt < k_tiles; ++kt) {
+                const int s = kt % WS_STAGES;
+                const unsigned bar = smem_u32(&full[s]), stage = base + s * WS_STAGE_BYTES;
+                mbar_wait(smem_u32(&empty[s]), ((kt / WS_STAGES) & 1) ^ 1);
+                mbar_arrive_expect_tx(bar, WS_STAGE_BYTES);
+                tma_load_2d(stage, &a_map, kt * BK, m0, bar);
+                tma_load_2d(stage + WS_A_BYTES, &b_map, kt * BK, n0, bar);
+            }
+        }
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+    const int c = wg - 1;   // consumer c computes rows 64c .. 64c+63 of the tile
+    float d[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        const int s = kt % WS_STAGES;
+        const unsigned stage = base + s * WS_STAGE_BYTES;
+        mbar_wait(smem_u32(&full[s]), (kt / WS_STAGES) & 1);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk)
+            wgmma_m64n128k16(d, smem_desc(stage + c * (64 * BK * 2) + kk * 32, 16, 1024, 1),
+                             smem_desc(stage + WS_A_BYTES + kk * 32, 16, 1024, 1), kt > 0 || kk > 0);
+        wgmma_commit();
+        wgmma_wait<0>();
+        if (lane == 0) mbar_arrive(smem_u32(&empty[s]));   // this warp is done reading stage s
+    }
+
+    const int row = m0 + 64 * c + 16 * (warp % 4) + lane / 4;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + 8 * j + 2 * (lane % 4);
