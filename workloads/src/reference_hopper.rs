@@ -46,7 +46,7 @@ impl Tiles {
             ));
         }
         let esize = t.dtype.size() as u64;
-        if t.strides[0] % esize != 0 {
+        if !t.strides[0].is_multiple_of(esize) {
             return Err(shape("row stride is not a whole number of elements"));
         }
         let (b0, b1) = (t.box_dims[0] as u64, t.box_dims[1] as u64);
@@ -307,7 +307,7 @@ pub(crate) fn cluster_replicate(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let size: usize = c.cluster.iter().map(|&d| d as usize).product();
     let input = c.values("in")?;
     let n = len(c, "out")? / blocks;
-    if n == 0 || blocks % size != 0 || input.len() < blocks / size * n {
+    if n == 0 || !blocks.is_multiple_of(size) || input.len() < blocks / size * n {
         return Err(shape(format!(
             "cluster_replicate needs in >= {} slices of len(out)/blocks elements",
             blocks / size.max(1)
