@@ -81,6 +81,7 @@ fn equal(compare: Compare, dtype: DType, expected: Value, got_bits: u64) -> bool
 /// Compare `outputs` (buffer name to bytes read back) against the manifest's reference.
 pub(crate) fn check(
     manifest: &Manifest,
+    cluster: [u32; 3],
     inputs: &[InitData],
     outputs: &BTreeMap<&str, &[u8]>,
 ) -> CheckReport {
@@ -105,7 +106,9 @@ pub(crate) fn check(
         report.status = CheckStatus::Fail;
         return report;
     };
-    let expected = match RefCtx::new(manifest, inputs).and_then(|ctx| (reference.compute)(&ctx)) {
+    let expected = match RefCtx::new(manifest, inputs)
+        .and_then(|ctx| (reference.compute)(&ctx.with_cluster(cluster)))
+    {
         Ok(e) => e,
         Err(e) => {
             report

@@ -68,7 +68,9 @@ pub enum LoadError {
     },
     #[error("{0}")]
     Manifest(Box<ManifestError>),
-    #[error("no bundled workload named `{name}` (`warpsim workloads` lists the {count} bundled ones)")]
+    #[error(
+        "no bundled workload named `{name}` (`warpsim workloads` lists the {count} bundled ones)"
+    )]
     UnknownBundled { name: String, count: usize },
 }
 

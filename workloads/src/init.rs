@@ -10,6 +10,10 @@
 //!   exact, then wrapped to the dtype's width, for integers).
 //! - `uniform = [lo, hi], seed`: element i, in order, is `lo + (hi-lo)*u` with `u = unit_f64()` for
 //!   floats, `range_inclusive(lo, hi)` for integers; one stream per buffer, from `Rng::new(seed)`.
+//! - `randint = [lo, hi], seed`: element i, in order, is the integer `range_inclusive(lo, hi)`
+//!   (the same draws as an integer `uniform`), stored exactly in any dtype, floats included (the
+//!   loader checks that every integer in `lo..=hi` is exact in the dtype). For tensor-core
+//!   workloads whose f16/bf16 inputs must be small integers so that f32 results are exact.
 //! - `chase = { footprint, stride }, seed`: `n = footprint/stride` slots at byte offsets
 //!   `k*stride`; Sattolo's shuffle (for i = n-1 down to 1: j = below(i), swap a[i], a[j]) of
 //!   `0..n` gives `next = a`, a single cycle through every slot (so it contains slot 0); slot k's
@@ -47,6 +51,12 @@ pub enum Init {
     Uniform {
         lo: Value,
         hi: Value,
+        seed: u64,
+    },
+    /// Random integers in `lo..=hi`, stored exactly in the dtype (floats included).
+    RandInt {
+        lo: i64,
+        hi: i64,
         seed: u64,
     },
     Chase {
@@ -104,6 +114,12 @@ impl Init {
                         })
                     }
                 }
+            }
+            Init::RandInt { lo, hi, seed } => {
+                let mut rng = Rng::new(*seed);
+                dense(dtype, len, |_| {
+                    dtype.encode_int(rng.range_inclusive(*lo as i128, *hi as i128))
+                })
             }
             Init::Chase {
                 footprint,
@@ -279,6 +295,36 @@ mod tests {
         }
         // a full matrix is possible
         assert_eq!(csr_pattern(2, 3, 6, 9).col_idx, vec![0, 1, 2, 0, 1, 2]);
+    }
+
+    #[test]
+    fn randint_is_integer_uniform_in_any_dtype() {
+        // the same draws as an integer uniform, stored exactly in a float dtype
+        let ints = Init::Uniform {
+            lo: Value::Int(-4),
+            hi: Value::Int(4),
+            seed: 7,
+        }
+        .generate(DType::S32, 64);
+        let halves = Init::RandInt {
+            lo: -4,
+            hi: 4,
+            seed: 7,
+        }
+        .generate(DType::F16, 64);
+        let want: Vec<f64> = elems(&ints, DType::S32)
+            .into_iter()
+            .map(Value::as_f64)
+            .collect();
+        let got: Vec<f64> = elems(&halves, DType::F16)
+            .into_iter()
+            .map(Value::as_f64)
+            .collect();
+        assert_eq!(got, want);
+        assert!(want
+            .iter()
+            .all(|v| (-4.0..=4.0).contains(v) && v.fract() == 0.0));
+        assert!(want.contains(&-4.0) && want.contains(&4.0));
     }
 
     proptest! {

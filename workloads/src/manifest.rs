@@ -251,6 +251,7 @@ struct RawInitTable {
     konst: Option<Spanned<Num>>,
     iota: Option<Spanned<RawIota>>,
     uniform: Option<Spanned<Vec<Spanned<Num>>>>,
+    randint: Option<Spanned<Vec<Spanned<Num>>>>,
     chase: Option<Spanned<RawChase>>,
     csr: Option<Spanned<RawCsr>>,
     file: Option<Spanned<String>>,
@@ -287,7 +288,7 @@ impl<'de> Deserialize<'de> for RawInit {
             type Value = RawInit;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str(
-                    "\"zeros\" or a table with one of const, iota, uniform, chase, csr, file",
+                    "\"zeros\" or a table with one of const, iota, uniform, randint, chase, csr, file",
                 )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<RawInit, E> {
@@ -624,6 +625,7 @@ impl Validator<'_, '_> {
             t.konst.is_some(),
             t.iota.is_some(),
             t.uniform.is_some(),
+            t.randint.is_some(),
             t.chase.is_some(),
             t.csr.is_some(),
             t.file.is_some(),
@@ -632,18 +634,18 @@ impl Validator<'_, '_> {
             return Err(loc.at(
                 ErrorKind::Type,
                 span,
-                "init needs exactly one of const, iota, uniform, chase, csr, file",
+                "init needs exactly one of const, iota, uniform, randint, chase, csr, file",
             ));
         }
         let seed = t.seed.as_ref().map_or(0, |s| *s.get_ref());
         if let (Some(s), false) = (
             &t.seed,
-            t.uniform.is_some() || t.chase.is_some() || t.csr.is_some(),
+            t.uniform.is_some() || t.randint.is_some() || t.chase.is_some() || t.csr.is_some(),
         ) {
             return Err(loc.at(
                 ErrorKind::Value,
                 s,
-                "`seed` applies only to uniform, chase and csr",
+                "`seed` applies only to uniform, randint, chase and csr",
             ));
         }
         if let Some(c) = &t.konst {
@@ -680,6 +682,9 @@ impl Validator<'_, '_> {
                 seed,
             });
         }
+        if let Some(r) = &t.randint {
+            return self.randint(r, dtype, seed);
+        }
         if let Some(c) = &t.chase {
             return self.chase(c, dtype, len, seed);
         }
@@ -710,6 +715,51 @@ impl Validator<'_, '_> {
             path: f.get_ref().clone(),
             bytes,
         })
+    }
+
+    /// `randint = [lo, hi]`: integer bounds, lo <= hi, every integer between exact in `dtype`.
+    fn randint(
+        &self,
+        r: &Spanned<Vec<Spanned<Num>>>,
+        dtype: DType,
+        seed: u64,
+    ) -> Result<Init, LoadError> {
+        let loc = self.loc;
+        let [lo, hi] = r.get_ref().as_slice() else {
+            return Err(loc.at(ErrorKind::Value, r, "randint needs [lo, hi]"));
+        };
+        let int = |n: &Spanned<Num>| match *n.get_ref() {
+            Num::Int(i) => Ok(i),
+            Num::Float(f) => Err(loc.at(
+                ErrorKind::Value,
+                n,
+                format!("randint bounds are integers, got {f}"),
+            )),
+        };
+        let (lo, hi) = (int(lo)?, int(hi)?);
+        if lo > hi {
+            return Err(loc.at(
+                ErrorKind::Value,
+                r,
+                format!("randint needs lo <= hi, got [{lo}, {hi}]"),
+            ));
+        }
+        // largest magnitude up to which every integer is exact in the dtype
+        let (min, max) = match (dtype, dtype.int_range()) {
+            (_, Some(range)) => range,
+            (DType::F16, None) => (-2048, 2048),
+            (DType::Bf16, None) => (-256, 256),
+            (DType::F32, None) => (-(1 << 24), 1 << 24),
+            (_, None) => (-(1 << 53), 1 << 53),
+        };
+        if (lo as i128) < min || (hi as i128) > max {
+            return Err(loc.at(
+                ErrorKind::DTypeMismatch,
+                r,
+                format!("randint [{lo}, {hi}] is not exact in {dtype} ({min}..={max})"),
+            ));
+        }
+        Ok(Init::RandInt { lo, hi, seed })
     }
 
     fn index_dtype(

@@ -12,7 +12,8 @@
 
 use crate::data::InitData;
 use crate::dtype::Value;
-use crate::manifest::{Arg, BufferSpec, Manifest};
+use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
+use crate::reference_hopper as hopper;
 
 /// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -38,10 +39,15 @@ pub struct Expected {
     pub values: Vec<Option<Value>>,
 }
 
-/// What a reference function reads: the manifest and the input bytes, with typed accessors.
+/// What a reference function reads: the manifest, the input bytes and the launch's cluster
+/// shape, with typed accessors.
 pub struct RefCtx<'a> {
     pub manifest: &'a Manifest,
     pub inputs: &'a [InitData],
+    /// CTAs per cluster in x, y, z: the manifest's `cluster`, or what [`RefCtx::with_cluster`]
+    /// sets (the resolved [`crate::Launch::cluster`], which also reads the PTX's
+    /// `.reqnctapercluster`); [1, 1, 1] when neither says otherwise.
+    pub cluster: [u32; 3],
 }
 
 impl<'a> RefCtx<'a> {
@@ -59,7 +65,36 @@ impl<'a> RefCtx<'a> {
                 });
             }
         }
-        Ok(RefCtx { manifest, inputs })
+        Ok(RefCtx {
+            manifest,
+            inputs,
+            cluster: manifest.cluster.unwrap_or([1, 1, 1]),
+        })
+    }
+
+    /// The same context with the launch's resolved cluster shape (for kernels whose cluster
+    /// comes from `__cluster_dims__`, i.e. the PTX's `.reqnctapercluster`).
+    pub fn with_cluster(mut self, cluster: [u32; 3]) -> Self {
+        self.cluster = cluster;
+        self
+    }
+
+    /// The tensor-map argument over buffer `name` (the first, if several).
+    pub fn tensor_map(&self, name: &str) -> Result<&'a TensorMap, RefError> {
+        let index = self
+            .manifest
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| RefError::NoBuffer(name.into()))?;
+        self.manifest
+            .args
+            .iter()
+            .find_map(|a| match a {
+                Arg::TensorMap(t) if t.buffer == index => Some(t),
+                _ => None,
+            })
+            .ok_or_else(|| RefError::Shape(format!("no tensor_map arg over buffer `{name}`")))
     }
 
     fn buffer(&self, name: &str) -> Result<(&'a BufferSpec, &'a InitData), RefError> {
@@ -143,7 +178,7 @@ impl<'a> RefCtx<'a> {
 }
 
 /// The integer in a value (floats truncate toward zero).
-fn int(v: Value) -> i128 {
+pub(crate) fn int(v: Value) -> i128 {
     match v {
         Value::Int(i) => i,
         Value::Float(f) => f as i128,
@@ -260,6 +295,24 @@ pub fn references() -> &'static [Reference] {
             params [] => |c| map(c, &["in"], "out", |v| ui(reg_pressure(u32v(v[0]))));
         "chunk_reverse": "out = in with every `words`-element chunk reversed", in ["in"], out ["out"], timing [],
             scalars ["words"], params [] => chunk_reverse;
+        "tma_tiles": "out = the tile grid of in's 2D tensor map (ceil(dim/box) boxes per dim), box-padded row-major; OOB elements zero",
+            in ["in"], out ["out"], timing [], scalars [], params [] => hopper::tma_tiles;
+        "tma_swizzle": "out = in (tensor region); smem = each box's shared-memory image (tensor map's swizzle, 1024-B aligned), boxes row-major",
+            in ["in"], out ["out", "smem"], timing [], scalars [], params [] => hopper::tma_swizzle;
+        "tma_store_affine": "out = in*a + b (wrapping) where out's 2D tensor map is in bounds, out's initial value elsewhere; in is box-padded",
+            in ["in", "out"], out ["out"], timing [], scalars ["a", "b"], params [] => hopper::tma_store_affine;
+        "tma_latency": "result = [sum over warmup+iters steps of one element of box (step mod boxes), cycles (timing)]",
+            in ["in"], out ["result"], timing [], scalars ["warmup", "iters"], params [] => hopper::tma_latency;
+        "cluster_exchange": "1D clusters of C: pull = right neighbour's slice of in, push = left neighbour's, sums[cluster] = sum of its slices",
+            in ["in"], out ["pull", "push", "sums"], timing [], scalars [], params [] => hopper::cluster_exchange;
+        "cluster_replicate": "out[b*n + i] = in[(b / C)*n + i]: every CTA of cluster k holds the k-th slice of in",
+            in ["in"], out ["out"], timing [], scalars [], params [] => hopper::cluster_replicate;
+        "gemm_nt": "C (m x n) = A (m x k) times B (n x k) transposed, exact (small-integer inputs)",
+            in ["A", "B"], out ["C"], timing [], scalars [], params ["m", "n", "k"] => hopper::gemm_nt;
+        "gemm_nt_iters": "C = iters * A B^T (a chain of `iters` accumulating MMAs), exact",
+            in ["A", "B"], out ["C"], timing ["cycles"], scalars ["iters"], params ["m", "n", "k"] => hopper::gemm_nt_iters;
+        "mbarrier_phases": "out = [iters (phases waited), 1 (test_wait of the last completed parity), 0 (of the current one)]",
+            in [], out ["out"], timing ["cycles"], scalars ["iters"], params [] => hopper::mbarrier_phases;
     };
     REFS
 }

@@ -142,7 +142,7 @@ impl Workload {
         outputs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     ) -> CheckReport {
         let outputs: BTreeMap<&str, &[u8]> = outputs.into_iter().collect();
-        check::check(&self.manifest, inputs, &outputs)
+        check::check(&self.manifest, self.launch.cluster, inputs, &outputs)
     }
 }
 

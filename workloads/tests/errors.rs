@@ -222,6 +222,46 @@ fn init_does_not_match_dtype() {
 }
 
 #[test]
+fn randint_bounds() {
+    // integers exact in the dtype load (f16: up to 2048)
+    let ok = GOOD.replacen(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"f16\"\nlen = 128\ninit = { randint = [-2048, 2048], seed = 1 }",
+        1,
+    );
+    let ok = ok.replacen(
+        "dtype = \"f32\"\nlen = 128\noutput",
+        "dtype = \"f16\"\nlen = 128\noutput",
+        1,
+    );
+    load(&ok).unwrap_or_else(|e| panic!("{e}"));
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"f16\"\nlen = 128\ninit = { randint = [-4, 4097], seed = 1 }",
+        ErrorKind::DTypeMismatch,
+        "[-4, 4097]",
+        0,
+        "buffer[0].init.randint",
+    );
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"f16\"\nlen = 128\ninit = { randint = [-4, 4.5], seed = 1 }",
+        ErrorKind::Value,
+        "4.5",
+        0,
+        "buffer[0].init.randint[1]",
+    );
+    expect(
+        "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",
+        "dtype = \"s8\"\nlen = 128\ninit = { randint = [4, -4], seed = 1 }",
+        ErrorKind::Value,
+        "[4, -4]",
+        0,
+        "buffer[0].init.randint",
+    );
+}
+
+#[test]
 fn integer_out_of_dtype_range() {
     expect(
         "dtype = \"f32\"\nlen = 128\ninit = { uniform = [-1.0, 1.0], seed = 1 }",

@@ -12,6 +12,10 @@ struct Tiny<'a> {
     scalars: Vec<(&'a str, DType, f64)>,
     params: &'a str,
     block: u32,
+    grid: u32,
+    cluster: Option<u32>,
+    /// Inline TOML tables of `tensor_map` args.
+    tmaps: Vec<String>,
 }
 
 fn tiny(reference: &str) -> Tiny<'_> {
@@ -21,6 +25,9 @@ fn tiny(reference: &str) -> Tiny<'_> {
         scalars: Vec::new(),
         params: "",
         block: 32,
+        grid: 1,
+        cluster: None,
+        tmaps: Vec::new(),
     }
 }
 
@@ -48,10 +55,38 @@ impl<'a> Tiny<'a> {
         self.params = p;
         self
     }
+    /// A 1D grid of `grid` CTAs in 1D clusters of `cluster`.
+    fn clusters(mut self, grid: u32, cluster: u32) -> Self {
+        self.grid = grid;
+        self.cluster = Some(cluster);
+        self
+    }
+    /// A 2D tensor map over `buffer`: dims, row stride in bytes, box, swizzle.
+    fn tmap(
+        mut self,
+        buffer: &str,
+        dtype: DType,
+        dims: [u64; 2],
+        stride: u64,
+        bx: [u32; 2],
+        swizzle: &str,
+    ) -> Self {
+        self.tmaps.push(format!(
+            "{{ buffer = \"{buffer}\", dtype = \"{}\", dims = {dims:?}, strides = [{stride}], box = {bx:?}, swizzle = \"{swizzle}\" }}",
+            dtype.name()
+        ));
+        self
+    }
 
     fn run(&self) -> Vec<Expected> {
         let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        let mut toml = format!("name = \"tiny\"\nptx = \"k.ptx\"\nentry = \"k\"\ngrid = [1, 1, 1]\nblock = [{}, 1, 1]\n", self.block);
+        let mut toml = format!(
+            "name = \"tiny\"\nptx = \"k.ptx\"\nentry = \"k\"\ngrid = [{}, 1, 1]\nblock = [{}, 1, 1]\n",
+            self.grid, self.block
+        );
+        if let Some(c) = self.cluster {
+            toml += &format!("cluster = [{c}, 1, 1]\n");
+        }
         let mut params = Vec::new();
         for (name, dtype, values, len, output) in &self.buffers {
             toml += &format!(
@@ -91,6 +126,10 @@ impl<'a> Tiny<'a> {
                 if dtype.is_float() { "f" } else { "u" },
                 8 * dtype.size()
             ));
+        }
+        for t in &self.tmaps {
+            toml += &format!("[[arg]]\ntensor_map = {t}\n");
+            params.push(".param .align 64 .b8 p[128]".to_string());
         }
         toml += &format!(
             "[check]\nreference = \"{}\"\nbitwise = true\n[check.params]\n{}\n",
@@ -417,6 +456,153 @@ fn chunk_reverse() {
         t.scalar("words", S32, 3.0).expect("out"),
         &[3.0, 2.0, 1.0, 6.0, 5.0, 4.0],
     );
+}
+
+const U16: DType = DType::U16;
+const F16: DType = DType::F16;
+
+fn iota(n: usize) -> Vec<f64> {
+    (0..n).map(|i| i as f64).collect()
+}
+
+#[test]
+fn tma_tiles() {
+    // a 3-row x 5-column u32 tensor at a pitch of 8 elements, boxes of 2 rows x 4 columns: a
+    // 2 x 2 grid of boxes, so a 4 x 8 image with zeros past the tensor
+    let input: Vec<f64> = (0..24).map(|i| (10 * (i / 8) + i % 8) as f64).collect();
+    let t = tiny("tma_tiles")
+        .input("in", U32, &input)
+        .output("out", U32, 32)
+        .tmap("in", U32, [5, 3], 32, [4, 2], "none");
+    #[rustfmt::skip]
+    let want = [
+        0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0,
+        10.0, 11.0, 12.0, 13.0, 14.0, 0.0, 0.0, 0.0,
+        20.0, 21.0, 22.0, 23.0, 24.0, 0.0, 0.0, 0.0,
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    ];
+    same(t.expect("out"), &want);
+}
+
+#[test]
+fn tma_swizzle() {
+    // 32B swizzle, u32 boxes of 8 rows x 8 columns (32-byte rows) over a 16 x 8 tensor: in each
+    // box, rows 4..7 (the second 128-byte line) swap their two 16-byte halves
+    let t = tiny("tma_swizzle")
+        .input("in", U32, &iota(128))
+        .output("out", U32, 128)
+        .output("smem", U32, 128)
+        .tmap("in", U32, [8, 16], 32, [8, 8], "32B");
+    same(t.expect("out"), &iota(128));
+    let smem = t.expect("smem");
+    assert_eq!(&smem[0..8], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    assert_eq!(
+        &smem[32..40],
+        &[36.0, 37.0, 38.0, 39.0, 32.0, 33.0, 34.0, 35.0]
+    );
+    assert_eq!(smem[64 + 32], 100.0); // box 1 (rows 8..15), row 4, column 4 = element 12*8 + 4
+                                      // 128B swizzle, u16 boxes of 8 rows x 64 columns: row r's 16-byte chunk j lands at j ^ (r % 8)
+    let t = tiny("tma_swizzle")
+        .input("in", U16, &iota(512))
+        .output("out", U16, 512)
+        .output("smem", U16, 512)
+        .tmap("in", U16, [64, 8], 128, [64, 8], "128B");
+    let smem = t.expect("smem");
+    assert_eq!(&smem[0..2], &[0.0, 1.0]);
+    assert_eq!(&smem[64 + 8..64 + 10], &[64.0, 65.0]); // row 1, chunk 0 -> chunk 1
+    assert_eq!(smem[7 * 64 + 8 * 7], 7.0 * 64.0); // row 7, chunk 0 -> chunk 7
+    assert_eq!(smem[7 * 64], 7.0 * 64.0 + 56.0); // and chunk 7 -> chunk 0
+}
+
+#[test]
+fn tma_store_affine() {
+    // out: 3 x 5 tensor at pitch 8, boxes 2 x 4; in: the box-padded 4 x 8 source.
+    // in-bounds elements become in*2 + 1, the rest keep out's initial 7
+    let t = tiny("tma_store_affine")
+        .input("in", U32, &iota(32))
+        .inout("out", U32, &[7.0; 24])
+        .scalar("a", U32, 2.0)
+        .scalar("b", U32, 1.0)
+        .tmap("out", U32, [5, 3], 32, [4, 2], "none");
+    let want: Vec<f64> = (0..24)
+        .map(|i| if i % 8 < 5 { (2 * i + 1) as f64 } else { 7.0 })
+        .collect();
+    same(t.expect("out"), &want);
+}
+
+#[test]
+fn tma_latency() {
+    // 4 x 4 tensor (element = 4y + x), 2 x 2 boxes: step s reads box s mod 4, element s mod 4:
+    // (0,0) = 0, box 1 element 1 = (3,0) = 3, box 2 element 2 = (0,3) = 12, box 3 element 3 =
+    // (3,3) = 15, then (0,0) again: 30 after 1 warm-up + 4 steps
+    let t = tiny("tma_latency")
+        .input("in", U32, &iota(16))
+        .output("result", U64, 2)
+        .scalar("warmup", S32, 1.0)
+        .scalar("iters", S32, 4.0)
+        .tmap("in", U32, [4, 4], 16, [2, 2], "none");
+    same(t.expect("result"), &[30.0, NAN]);
+}
+
+#[test]
+fn cluster_exchange() {
+    // 4 CTAs in one cluster, 2 elements each
+    let t = tiny("cluster_exchange")
+        .clusters(4, 4)
+        .input("in", U32, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+        .output("pull", U32, 8)
+        .output("push", U32, 8)
+        .output("sums", U32, 1);
+    same(t.expect("pull"), &[3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 1.0, 2.0]);
+    same(t.expect("push"), &[7.0, 8.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    same(t.expect("sums"), &[36.0]);
+    // two clusters of 2: left and right neighbour coincide
+    let t = tiny("cluster_exchange")
+        .clusters(4, 2)
+        .input("in", U32, &[1.0, 2.0, 3.0, 4.0])
+        .output("pull", U32, 4)
+        .output("push", U32, 4)
+        .output("sums", U32, 2);
+    same(t.expect("pull"), &[2.0, 1.0, 4.0, 3.0]);
+    same(t.expect("push"), &[2.0, 1.0, 4.0, 3.0]);
+    same(t.expect("sums"), &[3.0, 7.0]);
+}
+
+#[test]
+fn cluster_replicate() {
+    let t = tiny("cluster_replicate")
+        .clusters(4, 2)
+        .input("in", U32, &[1.0, 2.0, 3.0, 4.0])
+        .output("out", U32, 8);
+    same(t.expect("out"), &[1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
+}
+
+#[test]
+fn gemm_nt() {
+    // [1 2 3; 4 5 6] x [1 0 -1; 2 1 0]^T = [-2 4; -2 13]
+    let t = tiny("gemm_nt")
+        .input("A", F16, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        .input("B", F16, &[1.0, 0.0, -1.0, 2.0, 1.0, 0.0])
+        .output("C", F32, 4)
+        .params("m = 2\nn = 2\nk = 3");
+    same(t.expect("C"), &[-2.0, 4.0, -2.0, 13.0]);
+    let t = tiny("gemm_nt_iters")
+        .input("A", F16, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        .input("B", F16, &[1.0, 0.0, -1.0, 2.0, 1.0, 0.0])
+        .output("C", F32, 4)
+        .output("cycles", U64, 1)
+        .scalar("iters", S32, 3.0)
+        .params("m = 2\nn = 2\nk = 3");
+    same(t.expect("C"), &[-6.0, 12.0, -6.0, 39.0]);
+}
+
+#[test]
+fn mbarrier_phases() {
+    let t = tiny("mbarrier_phases")
+        .output("out", U32, 4)
+        .output("cycles", U64, 1)
+        .scalar("iters", S32, 5.0);
+    same(t.expect("out"), &[5.0, 1.0, 0.0, NAN]);
 }
 
 #[test]

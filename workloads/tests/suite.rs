@@ -76,7 +76,9 @@ fn predicted_outputs(w: &Workload) -> (BTreeMap<String, Vec<u8>>, (String, usize
         .iter()
         .find(|r| r.name == check.reference)
         .unwrap();
-    let ctx = RefCtx::new(&w.manifest, &w.inputs).unwrap();
+    let ctx = RefCtx::new(&w.manifest, &w.inputs)
+        .unwrap()
+        .with_cluster(w.launch.cluster);
     let expected = (reference.compute)(&ctx).unwrap_or_else(|e| panic!("{}: {e}", w.manifest.name));
     let mut out = BTreeMap::new();
     let first = expected

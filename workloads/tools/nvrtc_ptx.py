@@ -3,8 +3,9 @@
 
 Stand-in for `nvcc -arch=sm_90 -lineinfo -ptx` on machines without nvcc: it loads libnvrtc.so.13
 from the PyPI wheel `nvidia-cuda-nvrtc==13.0.88` (site-packages/nvidia/cu13/lib) through ctypes and
-compiles with `--gpu-architecture=compute_90 -lineinfo`. NVRTC ships no CUDA headers
-(no cuda_fp16.h), so suite kernels include nothing. Usage: nvrtc_ptx.py kernel.cu kernel.ptx
+compiles with `--gpu-architecture=compute_90 -lineinfo` (or the architecture given as a third
+argument, e.g. compute_90a for wgmma kernels). NVRTC ships no CUDA headers (no cuda_fp16.h), so
+suite kernels include nothing. Usage: nvrtc_ptx.py kernel.cu kernel.ptx [compute_90a]
 """
 import ctypes
 import glob
@@ -27,14 +28,15 @@ def load_nvrtc():
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: nvrtc_ptx.py kernel.cu kernel.ptx")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: nvrtc_ptx.py kernel.cu kernel.ptx [compute_90a]")
+    arch = sys.argv[3] if len(sys.argv) == 4 else "compute_90"
     src_path, out_path = sys.argv[1], sys.argv[2]
     nvrtc = load_nvrtc()
     src = open(src_path, "rb").read()
     prog = ctypes.c_void_p()
     check(nvrtc, nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, os.path.basename(src_path).encode(), 0, None, None))
-    opts = [b"--gpu-architecture=compute_90", b"-lineinfo"]
+    opts = [("--gpu-architecture=" + arch).encode(), b"-lineinfo"]
     arr = (ctypes.c_char_p * len(opts))(*opts)
     rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
     size = ctypes.c_size_t()
