@@ -83,14 +83,62 @@ pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
                 let n = size.min(8);
                 slot[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
             }
-            Arg::TensorMap(_) => {
-                return Err(bad(format!("argument {i}: tensor maps need the TMA model (`cp.async.bulk.tensor`)")));
+            Arg::TensorMap(t) => {
+                let map = tensor_map(t, &buffers).map_err(|e| bad(format!("argument {i}: {e}")))?;
+                if size < 128 {
+                    return Err(bad(format!("argument {i}: a tensor map needs a 128-byte parameter, the kernel's has {size}")));
+                }
+                slot[..128].copy_from_slice(&map.encode());
             }
         }
     }
     let l = &w.launch;
     let dims = LaunchDims { grid: l.grid, block: l.block, cluster: l.cluster, dynamic_smem: l.dynamic_smem };
     Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread: l.regs_per_thread })
+}
+
+/// The simulator's tensor map for a manifest's description.
+fn tensor_map(t: &warpsim_workloads::TensorMap, buffers: &[(String, u64, u64)]) -> Result<crate::tma::TensorMap, String> {
+    use crate::tma::Swizzle;
+    use warpsim_workloads::{Interleave, OobFill, Swizzle as S};
+    if t.interleave != Interleave::None {
+        return Err("interleaved tensor maps are not modelled".into());
+    }
+    let base = buffers.get(t.buffer).map(|b| b.1).ok_or_else(|| format!("tensor map names buffer {}", t.buffer))?;
+    let mut dims = [1u64; 5];
+    let mut strides = [0u64; 4];
+    let mut box_dims = [1u32; 5];
+    let mut elem_strides = [1u32; 5];
+    for (i, d) in t.dims.iter().take(5).enumerate() {
+        dims[i] = *d;
+    }
+    for (i, s) in t.strides.iter().take(4).enumerate() {
+        strides[i] = *s;
+    }
+    for (i, b) in t.box_dims.iter().take(5).enumerate() {
+        box_dims[i] = *b;
+    }
+    for (i, e) in t.elem_strides.iter().take(5).enumerate() {
+        elem_strides[i] = *e;
+    }
+    let map = crate::tma::TensorMap {
+        base,
+        elem_bytes: t.dtype.size() as u32,
+        rank: t.dims.len() as u32,
+        dims,
+        strides,
+        box_dims,
+        elem_strides,
+        swizzle: match t.swizzle {
+            S::None => Swizzle::None,
+            S::B32 => Swizzle::B32,
+            S::B64 => Swizzle::B64,
+            S::B128 => Swizzle::B128,
+        },
+        oob_nan: t.oob_fill == OobFill::Nan,
+    };
+    map.validate().map_err(|e| e.to_string())?;
+    Ok(map)
 }
 
 impl Prepared {
