@@ -1,0 +1,167 @@
+//! Merging ncu counters into a gpu-run dataset.
+//!
+//! ncu profiles the profile pass (`gpu-run --profile-pass`): one launch per workload, in the
+//! order of that run's records, numbered by ncu from 0. Several workloads share a kernel
+//! (`copy_stride_*` all launch `strided_copy`), so names alone cannot map launches to workloads;
+//! order can. [`merge`] walks the profile pass's launched workloads in order and takes, for each,
+//! the next ncu launch whose signature (kernel base name, and grid and block where ncu printed
+//! them) matches; launches skipped on the way and workloads left without one become warnings.
+//! Counters land on the timed run's record of the same name; `cycles` is
+//! `gpc__cycles_elapsed.max`, `clock_ghz` is cycles over `gpu__time_duration.sum`.
+
+use crate::dataset::{Dataset, WorkloadRecord};
+use crate::error::Error;
+use crate::ncu::{NcuLaunch, NcuReport};
+
+/// The ncu metric that gives a workload's cycles.
+pub const CYCLES_METRIC: &str = "gpc__cycles_elapsed.max";
+const DURATION_METRIC: &str = "gpu__time_duration.sum";
+const REGISTERS_METRIC: &str = "launch__registers_per_thread";
+
+/// A merged dataset and what did not line up.
+#[derive(Debug)]
+pub struct Merged {
+    pub dataset: Dataset,
+    pub warnings: Vec<String>,
+}
+
+/// Adds `ncu`'s counters to `run`. `profile` is the dataset of the run ncu profiled (its
+/// launched workloads give the launch order); without it, `run`'s own order is used.
+/// Fails when a metric comes with two different units (ncu without `--print-units base`
+/// scales units per launch) or when the timed run lacks a profiled workload.
+pub fn merge(mut run: Dataset, profile: Option<&Dataset>, ncu: &NcuReport) -> Result<Merged, Error> {
+    let order: Vec<&WorkloadRecord> = profile.unwrap_or(&run).workloads.iter().filter(|r| r.launched).collect();
+    let mut warnings = Vec::new();
+    let mut pairs: Vec<(String, &NcuLaunch)> = Vec::new();
+    let mut next = 0;
+    for rec in order {
+        match ncu.launches[next..].iter().position(|l| matches(rec, l)) {
+            Some(k) => {
+                for skipped in &ncu.launches[next..next + k] {
+                    warnings.push(format!("ncu launch {} (`{}`) matches no workload; skipped", skipped.id, skipped.kernel));
+                }
+                pairs.push((rec.name.clone(), &ncu.launches[next + k]));
+                next += k + 1;
+            }
+            None => warnings.push(format!("{}: no ncu launch of `{}` {:?}x{:?} left; no counters", rec.name, rec.entry, rec.grid, rec.block)),
+        }
+    }
+    for extra in &ncu.launches[next..] {
+        warnings.push(format!("ncu launch {} (`{}`) after the last workload; skipped", extra.id, extra.kernel));
+    }
+    for (name, launch) in pairs {
+        let rec = run.workloads.iter_mut().find(|r| r.name == name).ok_or_else(|| {
+            Error::Merge(format!("workload `{name}` was profiled but is not in the timed run"))
+        })?;
+        for (metric, m) in &launch.metrics {
+            let unit = run.counter_units.entry(metric.clone()).or_insert_with(|| m.unit.clone());
+            if *unit != m.unit {
+                return Err(Error::Merge(format!(
+                    "`{metric}` comes in `{unit}` and `{}`; run ncu with --print-units base",
+                    m.unit
+                )));
+            }
+            rec.counters.insert(metric.clone(), m.value);
+        }
+        rec.cycles = rec.counters.get(CYCLES_METRIC).map(|&c| c.round() as u64);
+        rec.clock_ghz = match (rec.cycles, rec.counters.get(DURATION_METRIC)) {
+            (Some(c), Some(&ns)) if ns > 0.0 && run.counter_units.get(DURATION_METRIC).is_some_and(|u| u == "nsecond") => {
+                Some(c as f64 / ns)
+            }
+            _ => None,
+        };
+        if let (Some(&ncu_regs), Some(regs)) = (rec.counters.get(REGISTERS_METRIC), rec.registers) {
+            if ncu_regs != f64::from(regs) {
+                warnings.push(format!("{name}: ncu reports {ncu_regs} registers/thread, the driver {regs}"));
+            }
+        }
+    }
+    for s in &ncu.skipped {
+        warnings.push(format!("not a number: {s}"));
+    }
+    run.notes.extend(warnings.iter().map(|w| format!("merge: {w}")));
+    Ok(Merged { dataset: run, warnings })
+}
+
+/// Whether an ncu launch can be `rec`'s: same kernel, and same grid and block where known.
+fn matches(rec: &WorkloadRecord, l: &NcuLaunch) -> bool {
+    l.base_name() == rec.entry && l.grid.is_none_or(|g| g == rec.grid) && l.block.is_none_or(|b| b == rec.block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::tests::sample;
+    use crate::ncu::{parse, tests::SAMPLE};
+
+    #[test]
+    fn launches_map_by_order_and_signature() {
+        // The sample dataset: vector_add, copy_stride_1, copy_stride_2 (failed, not launched),
+        // copy_stride_4; ncu saw vector_add then two strided_copy launches (grid 128).
+        let mut run = sample();
+        for r in &mut run.workloads[1..] {
+            r.grid = [128, 1, 1];
+        }
+        let ncu = parse(SAMPLE).unwrap();
+        let m = merge(run, None, &ncu).unwrap();
+        let w = &m.dataset.workloads;
+        assert_eq!(w[0].cycles, Some(6913));
+        assert_eq!(w[0].counters["dram__bytes_read.sum"], 524_288.0);
+        assert!((w[0].clock_ghz.unwrap() - 6913.0 / 4960.0).abs() < 1e-12);
+        assert_eq!(w[1].cycles, Some(8120));
+        assert_eq!((w[2].cycles, w[2].counters.len()), (None, 0), "a workload that never launched gets nothing");
+        assert_eq!(w[3].cycles, Some(12_345_678));
+        assert_eq!(m.dataset.counter_units["gpu__time_duration.sum"], "nsecond");
+        assert_eq!(m.warnings, ["not a number: launch 0: smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio = n/a"]);
+        assert_eq!(m.dataset.notes.len(), 1);
+    }
+
+    #[test]
+    fn mismatches_become_warnings() {
+        // Grid 256 for the copies: ncu's strided_copy launches (grid 128) match none of them.
+        let ncu = parse(SAMPLE).unwrap();
+        let m = merge(sample(), None, &ncu).unwrap();
+        let w = &m.dataset.workloads;
+        assert_eq!(w[0].cycles, Some(6913));
+        assert!(w[1..].iter().all(|r| r.cycles.is_none()));
+        assert!(m.warnings.iter().any(|s| s.starts_with("copy_stride_1: no ncu launch of `strided_copy`")), "{:?}", m.warnings);
+        assert!(m.warnings.iter().any(|s| s.contains("ncu launch 2 (`strided_copy`) after the last workload")));
+    }
+
+    #[test]
+    fn the_profile_pass_gives_the_order() {
+        // The profile pass launched only copy_stride_4: the first strided_copy launch is its.
+        let mut run = sample();
+        for r in &mut run.workloads[1..] {
+            r.grid = [128, 1, 1];
+        }
+        let mut profile = run.clone();
+        for r in &mut profile.workloads {
+            r.launched = r.name == "copy_stride_4";
+        }
+        let m = merge(run, Some(&profile), &parse(SAMPLE).unwrap()).unwrap();
+        let w = &m.dataset.workloads;
+        assert_eq!((w[0].cycles, w[1].cycles, w[3].cycles), (None, None, Some(8120)));
+        assert!(m.warnings.iter().any(|s| s.contains("ncu launch 0 (`vector_add`) matches no workload")));
+    }
+
+    #[test]
+    fn mixed_units_are_refused() {
+        let scaled = SAMPLE.replacen("\"byte\",\"1,048,576\"", "\"Mbyte\",\"1.05\"", 1);
+        let mut run = sample();
+        for r in &mut run.workloads[1..] {
+            r.grid = [128, 1, 1];
+        }
+        let e = merge(run, None, &parse(&scaled).unwrap()).unwrap_err().to_string();
+        assert!(e.contains("dram__bytes_read.sum") && e.contains("--print-units base"), "{e}");
+    }
+
+    #[test]
+    fn a_profiled_workload_missing_from_the_run_is_an_error() {
+        let mut run = sample();
+        let profile = run.clone();
+        run.workloads.remove(0);
+        let e = merge(run, Some(&profile), &parse(SAMPLE).unwrap()).unwrap_err().to_string();
+        assert!(e.contains("`vector_add` was profiled but is not in the timed run"), "{e}");
+    }
+}
