@@ -15,6 +15,8 @@ macro_rules! out {
 }
 use clap::{Parser, Subcommand};
 
+mod validate_cmd;
+
 #[derive(Parser)]
 #[command(name = "warpsim", version, about = "Cycle-approximate NVIDIA GPU simulator (Tesla G80 to Hopper H200) running real PTX")]
 struct Cli {
@@ -33,6 +35,11 @@ enum Cmd {
     Run(RunArgs),
     /// List the bundled workloads.
     Workloads,
+    /// The hardware loop: run workloads on a GPU, merge ncu counters (validate/README.md).
+    Validate {
+        #[command(subcommand)]
+        cmd: validate_cmd::ValidateCmd,
+    },
 }
 
 #[derive(clap::Args)]
@@ -140,6 +147,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Run(a) => run_workload(a)?,
+        Cmd::Validate { cmd } => validate_cmd::run(cmd)?,
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;
