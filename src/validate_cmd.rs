@@ -74,13 +74,14 @@ pub struct MergeArgs {
     /// Dataset of the timed run (`gpu-run --out`).
     #[arg(long, value_name = "FILE.json")]
     run: PathBuf,
-    /// Dataset of the run ncu profiled (`gpu-run --profile-pass --out`): its launch order.
+    /// Dataset of a run ncu profiled (`gpu-run --profile-pass --out`), giving the launch order;
+    /// repeat for runs split over several processes, in the order of their --ncu files.
     /// Without it, the timed run's order is assumed.
     #[arg(long, value_name = "FILE.json")]
-    profile: Option<PathBuf>,
-    /// `ncu --csv` output (details page) of the profiled run.
+    profile: Vec<PathBuf>,
+    /// `ncu --csv` output (details page) of a profiled run; repeatable, in order.
     #[arg(long, value_name = "FILE.csv")]
-    ncu: PathBuf,
+    ncu: Vec<PathBuf>,
     /// The merged dataset; the flat CSV goes next to it (same name, `.csv`).
     #[arg(long, value_name = "FILE.json")]
     out: PathBuf,
@@ -154,12 +155,17 @@ fn finish(d: &Dataset, out: Option<&Path>) -> Result<()> {
 
 fn merge(a: MergeArgs) -> Result<()> {
     let run = Dataset::load(&a.run)?;
-    let profile = a.profile.as_deref().map(Dataset::load).transpose()?;
-    let text = std::fs::read_to_string(&a.ncu).with_context(|| format!("cannot read {}", a.ncu.display()))?;
-    let report = warpsim_validate::ncu::parse(&text).with_context(|| a.ncu.display().to_string())?;
-    out!("{}: {} profiled launches", a.ncu.display(), report.launches.len());
-    let mut m = warpsim_validate::merge::merge(run, profile.as_ref(), &report)?;
-    m.dataset.notes.extend(a.note);
+    let profiles = a.profile.iter().map(|p| Dataset::load(p)).collect::<Result<Vec<_>, _>>()?;
+    let mut reports = Vec::new();
+    for path in &a.ncu {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let report = warpsim_validate::ncu::parse(&text).with_context(|| path.display().to_string())?;
+        out!("{}: {} profiled launches", path.display(), report.launches.len());
+        reports.push(report);
+    }
+    let mut m = warpsim_validate::merge::merge(run, &profiles, &reports)?;
+    // Provenance first, then the merge's warnings.
+    m.dataset.notes.splice(0..0, a.note);
     for w in &m.warnings {
         out!("warning: {w}");
     }

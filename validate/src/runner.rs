@@ -36,7 +36,7 @@ pub struct KernelAttrs {
 }
 
 /// A workload's run on a device.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DeviceRun {
     /// Every output buffer after the first launch, in manifest order.
     pub outputs: Vec<(String, Vec<u8>)>,
@@ -108,7 +108,7 @@ pub fn run_all(
 }
 
 /// One line: verdicts, registers, times.
-pub fn summary(r: &WorkloadRecord) -> String {
+fn summary(r: &WorkloadRecord) -> String {
     if let Some(e) = &r.error {
         return format!("ERROR {e} ({:.2} s)", r.seconds);
     }
