@@ -126,31 +126,46 @@ fn finish(d: &Dataset, out: Option<&Path>) -> Result<()> {
         out!("wrote {}", path.display());
     }
     let count = |s: RefStatus| d.workloads.iter().filter(|r| r.error.is_none() && r.check == s).count();
-    let errors: Vec<&str> = d.workloads.iter().filter(|r| r.error.is_some()).map(|r| r.name.as_str()).collect();
-    let differ: Vec<&str> = d.workloads.iter().filter(|r| r.sim_equal() == Some(false)).map(|r| r.name.as_str()).collect();
+    let names = |keep: &dyn Fn(&warpsim_validate::WorkloadRecord) -> bool| -> Vec<&str> {
+        d.workloads.iter().filter(|r| keep(r)).map(|r| r.name.as_str()).collect()
+    };
+    let errors = names(&|r| r.error.is_some());
+    let timing = names(&|r| r.timing_error.is_some());
+    let differ = names(&|r| r.sim_equal() == Some(false));
     let equal = d.workloads.iter().filter(|r| r.sim_equal() == Some(true)).count();
     let seconds: f64 = d.workloads.iter().map(|r| r.seconds).sum();
     out!(
-        "{} workloads in {seconds:.1} s: {} PASS, {} FAIL, {} not checked, {} errors{}",
+        "{} workloads in {seconds:.1} s: {} PASS, {} FAIL, {} not checked, {} errors{}, {} timing errors{}",
         d.workloads.len(),
         count(RefStatus::Pass),
         count(RefStatus::Fail),
         count(RefStatus::NotChecked),
         errors.len(),
-        if errors.is_empty() { String::new() } else { format!(" ({})", errors.join(", ")) }
+        list(&errors),
+        timing.len(),
+        list(&timing)
     );
     if d.method.sim_compared {
         out!(
-            "outputs bitwise equal to the simulator: {equal}; differing: {}{}",
+            "outputs bitwise equal to the simulator: {equal}; differing (clock values do by nature): {}{}",
             differ.len(),
-            if differ.is_empty() { String::new() } else { format!(" ({}; clock values differ by nature)", differ.join(", ")) }
+            list(&differ)
         );
     }
     let failed = count(RefStatus::Fail);
-    if !errors.is_empty() || failed > 0 {
-        bail!("{} workload(s) failed and {failed} failed their reference check", errors.len());
+    if !errors.is_empty() || !timing.is_empty() || failed > 0 {
+        bail!("{} workload(s) failed, {} could not be timed, {failed} failed their reference check", errors.len(), timing.len());
     }
     Ok(())
+}
+
+/// ` (a, b, c)`, or nothing for an empty list.
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", names.join(", "))
+    }
 }
 
 fn merge(a: MergeArgs) -> Result<()> {

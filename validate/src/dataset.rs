@@ -107,6 +107,9 @@ pub struct WorkloadRecord {
     /// Number of timed launches behind the times.
     #[serde(default)]
     pub timed_runs: u32,
+    /// Why the timed launches failed (outputs and verdicts are still valid).
+    #[serde(default)]
+    pub timing_error: Option<String>,
     /// ncu counters by metric name (units in [`Dataset::counter_units`]).
     #[serde(default)]
     pub counters: BTreeMap<String, f64>,
@@ -203,7 +206,7 @@ impl Dataset {
         let counters: std::collections::BTreeSet<&str> =
             self.workloads.iter().flat_map(|r| r.counters.keys().map(String::as_str)).collect();
         let fixed = [
-            "name", "entry", "launched", "error", "check", "sim_equal", "registers", "static_smem", "local_bytes",
+            "name", "entry", "launched", "error", "timing_error", "check", "sim_equal", "registers", "static_smem", "local_bytes",
             "time_us_median", "time_us_min", "cycles", "clock_ghz",
         ];
         w.write_record(fixed.iter().copied().chain(counters.iter().copied())).map_err(err)?;
@@ -214,6 +217,7 @@ impl Dataset {
                 r.entry.clone(),
                 r.launched.to_string(),
                 opt(r.error.clone()),
+                opt(r.timing_error.clone()),
                 r.check.as_str().to_string(),
                 opt(r.sim_equal().map(|e| e.to_string())),
                 opt(r.registers.map(|v| v.to_string())),
@@ -289,6 +293,7 @@ pub(crate) mod tests {
             time_us_min: Some(4.75),
             time_us_max: Some(9.0),
             timed_runs: 20,
+            timing_error: None,
             counters: BTreeMap::new(),
             registers: Some(16),
             static_smem: Some(0),
@@ -331,7 +336,7 @@ pub(crate) mod tests {
         let text = std::fs::read_to_string(&csv_path).unwrap();
         let mut lines = text.lines();
         assert!(lines.next().unwrap().ends_with(",cycles,clock_ghz,dram__bytes_read.sum"));
-        assert!(lines.next().unwrap().starts_with("vector_add,vector_add,true,,PASS,true,16,0,0,5.25,4.75,12345,,524288"));
+        assert!(lines.next().unwrap().starts_with("vector_add,vector_add,true,,,PASS,true,16,0,0,5.25,4.75,12345,,524288"));
         assert_eq!(text.lines().count(), 1 + d.workloads.len());
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }

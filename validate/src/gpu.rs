@@ -167,16 +167,24 @@ impl Cuda {
             .map(|(spec, buf)| Ok((spec.name.clone(), buf.read()?)))
             .collect::<Result<Vec<_>, Error>>()?;
 
-        let times_us = if reps > 0 {
-            if self.timer.is_none() {
-                self.timer = Some(Timer::new()?);
+        // A timing failure (or a panic in it) keeps the outputs and attributes gathered so far.
+        let times = if reps == 0 { Ok(Vec::new()) } else { guarded(|| self.time(&launch, &mut params, reps, log)) };
+        Ok(DeviceRun { outputs, kernel, times })
+    }
+
+    /// `reps` timed launches, µs each; events and the flush buffer are made the first time.
+    fn time(&mut self, launch: &Launch, params: &mut Params, reps: u32, log: Log) -> Result<Vec<f64>, Error> {
+        let timer = match self.timer.take() {
+            Some(t) => t,
+            None => {
+                let t = Timer::new()?;
                 log(&format!("  timer: events and a {} MiB L2 flush buffer created", L2_FLUSH_BYTES >> 20));
+                t
             }
-            self.timer.as_ref().map_or(Ok(Vec::new()), |timer| timer.time(&launch, &mut params, reps))?
-        } else {
-            Vec::new()
         };
-        Ok(DeviceRun { outputs, kernel, times_us })
+        let times = timer.time(launch, params, reps);
+        self.timer = Some(timer);
+        times
     }
 
     /// After an error: if the context no longer works, reset the primary context and make it
@@ -211,12 +219,20 @@ impl Device for Cuda {
             return Err(DeviceFailure { launched: false, error });
         }
         let mut launched = false;
-        let r = guarded(|| self.run_inner(w, layout, reps, log, &mut launched));
-        r.map_err(|error| {
-            log(&format!("  error: {error}"));
-            self.recover(log);
-            DeviceFailure { launched, error }
-        })
+        match guarded(|| self.run_inner(w, layout, reps, log, &mut launched)) {
+            Ok(run) => {
+                if let Err(e) = &run.times {
+                    log(&format!("  timing error: {e}"));
+                    self.recover(log);
+                }
+                Ok(run)
+            }
+            Err(error) => {
+                log(&format!("  error: {error}"));
+                self.recover(log);
+                Err(DeviceFailure { launched, error })
+            }
+        }
     }
 }
 

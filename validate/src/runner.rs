@@ -36,13 +36,13 @@ pub struct KernelAttrs {
 }
 
 /// A workload's run on a device.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DeviceRun {
     /// Every output buffer after the first launch, in manifest order.
     pub outputs: Vec<(String, Vec<u8>)>,
     pub kernel: KernelAttrs,
-    /// Timed launches, µs.
-    pub times_us: Vec<f64>,
+    /// Timed launches, µs (empty when none were asked for), or why timing failed.
+    pub times: Result<Vec<f64>, Error>,
 }
 
 /// A workload that failed on a device, and whether its kernel had been launched by then.
@@ -112,6 +112,9 @@ fn summary(r: &WorkloadRecord) -> String {
     if let Some(e) = &r.error {
         return format!("ERROR {e} ({:.2} s)", r.seconds);
     }
+    if let Some(e) = &r.timing_error {
+        return format!("{} {}, TIMING ERROR {e} ({:.2} s)", r.check.as_str(), r.name, r.seconds);
+    }
     let sim = match r.sim_equal() {
         Some(true) => "sim equal".to_string(),
         Some(false) => {
@@ -145,6 +148,7 @@ fn blank(name: &str) -> WorkloadRecord {
         time_us_min: None,
         time_us_max: None,
         timed_runs: 0,
+        timing_error: None,
         counters: BTreeMap::new(),
         registers: None,
         static_smem: None,
@@ -183,9 +187,14 @@ pub fn run_one(device: &mut dyn Device, w: &Workload, opts: &Options, log: Log) 
     rec.launched = true;
     (rec.registers, rec.static_smem, rec.local_bytes) =
         (Some(run.kernel.registers), Some(run.kernel.static_smem), Some(run.kernel.local_bytes));
-    if let Some((median, min, max)) = stats(&run.times_us) {
-        (rec.time_us_median, rec.time_us_min, rec.time_us_max) = (Some(median), Some(min), Some(max));
-        rec.timed_runs = run.times_us.len() as u32;
+    match &run.times {
+        Ok(times) => {
+            if let Some((median, min, max)) = stats(times) {
+                (rec.time_us_median, rec.time_us_min, rec.time_us_max) = (Some(median), Some(min), Some(max));
+                rec.timed_runs = times.len() as u32;
+            }
+        }
+        Err(e) => rec.timing_error = Some(chain(e)),
     }
     let report = w.check(&w.inputs, run.outputs.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
     rec.check = match report.status {
@@ -303,7 +312,7 @@ impl Device for DryRun {
             .map(|(_, b)| b)
             .collect();
         let kernel = KernelAttrs { registers: o.regs_per_thread, ..KernelAttrs::default() };
-        Ok(DeviceRun { outputs, kernel, times_us: Vec::new() })
+        Ok(DeviceRun { outputs, kernel, times: Ok(Vec::new()) })
     }
 }
 
@@ -365,15 +374,18 @@ mod tests {
                 return Err(DeviceFailure { launched: true, error: Error::Driver { call: "cuCtxSynchronize".into(), detail: "CUDA_ERROR_ILLEGAL_ADDRESS".into() } });
             }
             let outputs = w.manifest.buffers.iter().filter(|b| b.output).map(|b| (b.name.clone(), vec![0xFF; b.bytes() as usize])).collect();
-            let times_us = (0..reps).map(|i| 10.0 + f64::from(i)).collect();
-            Ok(DeviceRun { outputs, kernel: KernelAttrs { registers: 16, static_smem: 0, local_bytes: 0 }, times_us })
+            let times = match w.manifest.name.as_str() {
+                "copy_stride_1" => Err(Error::Panicked("Missing symbol cuEventElapsedTime_v2".into())),
+                _ => Ok((0..reps).map(|i| 10.0 + f64::from(i)).collect()),
+            };
+            Ok(DeviceRun { outputs, kernel: KernelAttrs { registers: 16, static_smem: 0, local_bytes: 0 }, times })
         }
     }
 
     #[test]
     fn wrong_outputs_and_device_errors_are_recorded() {
         let mut dev = Fake(DeviceInfo::default());
-        let specs: Vec<String> = ["vector_add", "saxpy"].map(String::from).into();
+        let specs: Vec<String> = ["vector_add", "saxpy", "copy_stride_1"].map(String::from).into();
         let load = |s: &str| Workload::bundled(s).map_err(|e| chain(&e));
         let opts = Options { reps: 5, compare_sim: true, profile_pass: false };
         let d = run_all(&mut dev, &specs, &load, &opts, &mut quiet());
@@ -384,6 +396,11 @@ mod tests {
         assert_eq!((va.time_us_median, va.time_us_min, va.time_us_max, va.timed_runs), (Some(12.0), Some(10.0), Some(14.0), 5));
         let sx = &d.workloads[1];
         assert_eq!((sx.launched, sx.error.as_deref()), (true, Some("cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS")));
+        // A timing failure keeps the outputs' verdicts.
+        let cs = &d.workloads[2];
+        assert_eq!((cs.launched, cs.error.as_deref(), cs.time_us_median), (true, None, None));
+        assert_eq!(cs.timing_error.as_deref(), Some("CUDA driver call panicked: Missing symbol cuEventElapsedTime_v2"));
+        assert_eq!(cs.outputs["out"].mismatched, 32768);
         assert_eq!(d.method.l2_flush_bytes, L2_FLUSH_BYTES);
     }
 }
