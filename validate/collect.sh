@@ -16,16 +16,16 @@
 #   4. warpsim validate merge                  -> OUTDIR/data/h200/<date>.json and .csv
 # ncu runs with --clock-control none (the GPU's own clocks, as in the timed run), the default
 # --cache-control all (caches flushed before each replay pass) and --print-units base.
-# Environment: NCU (ncu binary), CHUNK (default 8), DEADLINE (default 420), CHUNK_TIMEOUT
-# (default 150), RUN_TIMEOUT (default 240), REPS (default 20).
+# Environment: NCU (ncu binary), CHUNK (default 8), DEADLINE (default 400), CHUNK_TIMEOUT
+# (default 120), RUN_TIMEOUT (default 240), REPS (default 20).
 set -u -o pipefail
 
 BIN=${1:-target/release/warpsim}
 DIR=${2:-${OUT:-./validate-out}}
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 CHUNK=${CHUNK:-8}
-DEADLINE=${DEADLINE:-420}
-CHUNK_TIMEOUT=${CHUNK_TIMEOUT:-150}
+DEADLINE=${DEADLINE:-400}
+CHUNK_TIMEOUT=${CHUNK_TIMEOUT:-120}
 RUN_TIMEOUT=${RUN_TIMEOUT:-240}
 REPS=${REPS:-20}
 DATE=$(date -u +%F)

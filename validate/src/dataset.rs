@@ -73,6 +73,9 @@ pub struct DeviceInfo {
 pub struct Method {
     /// Timed launches per workload (each after an L2 flush, between two events); 0: none.
     pub reps: u32,
+    /// Untimed launches (same flush) before the timed ones.
+    #[serde(default)]
+    pub warmup: u32,
     /// Bytes written to a scratch buffer before each timed launch to flush L2.
     pub l2_flush_bytes: u64,
     /// One launch per workload, no timing: the run ncu profiles.
@@ -315,7 +318,7 @@ pub(crate) mod tests {
             date: "2026-12-01".into(),
             tool: "warpsim 0.1.0".into(),
             device: DeviceInfo { name: "NVIDIA H200".into(), sm_count: 132, ..DeviceInfo::default() },
-            method: Method { reps: 20, l2_flush_bytes: 256 << 20, profile_pass: false, sim_compared: true },
+            method: Method { reps: 20, warmup: 3, l2_flush_bytes: 256 << 20, profile_pass: false, sim_compared: true },
             counter_units: BTreeMap::new(),
             notes: vec![],
             workloads: vec![rec("vector_add", "vector_add"), rec("copy_stride_1", "strided_copy"), failed, rec("copy_stride_4", "strided_copy")],

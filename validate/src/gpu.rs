@@ -32,7 +32,7 @@ use warpsim_workloads::{DType, Interleave, L2Promotion, OobFill, Swizzle, Tensor
 use crate::dataset::DeviceInfo;
 use crate::error::Error;
 use crate::params::{ParamLayout, TENSOR_MAP_BYTES};
-use crate::runner::{Device, DeviceFailure, DeviceRun, KernelAttrs, Log, L2_FLUSH_BYTES};
+use crate::runner::{Device, DeviceFailure, DeviceRun, KernelAttrs, Log, L2_FLUSH_BYTES, WARMUP_LAUNCHES};
 
 /// The CUDA API the bindings are generated for (the `cuda-13000` feature).
 const CUDA_BINDINGS: &str = "13.0";
@@ -543,7 +543,7 @@ impl Drop for Event {
 }
 
 /// Times launches: L2 flushed by a memset of a buffer larger than L2, then events around
-/// the launch alone.
+/// the launch alone; the first few launches warm the clocks up and are not kept.
 struct Timer {
     start: Event,
     stop: Event,
@@ -555,9 +555,9 @@ impl Timer {
         Ok(Timer { start: Event::new()?, stop: Event::new()?, flush: DevBuf::alloc(L2_FLUSH_BYTES)? })
     }
 
-    /// `reps` timed launches, µs each.
+    /// `reps` timed launches, µs each, after [`WARMUP_LAUNCHES`] untimed ones.
     fn time(&self, launch: &Launch, params: &mut Params, reps: u32) -> Result<Vec<f64>, Error> {
-        (0..reps)
+        let mut times = (0..WARMUP_LAUNCHES + reps)
             .map(|i| {
                 // SAFETY: within the flush buffer; stream-ordered before the start event.
                 unsafe { result::memset_d8_async(self.flush.ptr, i as u8, self.flush.bytes, null_mut()) }
@@ -571,7 +571,8 @@ impl Timer {
                 let ms = unsafe { result::event::elapsed(self.start.0, self.stop.0) }.map_err(driver("cuEventElapsedTime_v2"))?;
                 Ok(f64::from(ms) * 1e3)
             })
-            .collect()
+            .collect::<Result<Vec<f64>, Error>>()?;
+        Ok(times.split_off(WARMUP_LAUNCHES as usize))
     }
 }
 

@@ -24,6 +24,9 @@ const SIM_SMS: u32 = 132;
 /// Bytes written before each timed launch to flush L2 (H200: 50 MiB of L2).
 pub const L2_FLUSH_BYTES: u64 = 256 << 20;
 
+/// Untimed launches (each after an L2 flush) before the timed ones: the clocks ramp up.
+pub const WARMUP_LAUNCHES: u32 = 3;
+
 /// Progress lines, one call each.
 pub type Log<'a> = &'a mut dyn FnMut(&str);
 
@@ -55,7 +58,8 @@ pub struct DeviceFailure {
 /// Something that runs workloads: the GPU, or the dry run.
 pub trait Device {
     fn info(&self) -> &DeviceInfo;
-    /// Runs `w` once and reads its outputs back, then times `reps` more launches.
+    /// Runs `w` once and reads its outputs back, then times `reps` more launches (after
+    /// [`WARMUP_LAUNCHES`] untimed ones).
     fn run(&mut self, w: &Workload, layout: &ParamLayout, reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure>;
 }
 
@@ -97,6 +101,7 @@ pub fn run_all(
         device: device.info().clone(),
         method: Method {
             reps: opts.reps,
+            warmup: if opts.reps > 0 { WARMUP_LAUNCHES } else { 0 },
             l2_flush_bytes: if opts.reps > 0 { L2_FLUSH_BYTES } else { 0 },
             profile_pass: opts.profile_pass,
             sim_compared: opts.compare_sim,
