@@ -15,6 +15,8 @@ macro_rules! out {
 }
 use clap::{Parser, Subcommand};
 
+mod validate_cmd;
+
 #[derive(Parser)]
 #[command(name = "warpsim", version, about = "Cycle-approximate NVIDIA GPU simulator (Tesla G80 to Hopper H200) running real PTX")]
 struct Cli {
@@ -48,6 +50,11 @@ enum Cmd {
     Presets {
         #[command(subcommand)]
         cmd: Option<PresetCmd>,
+    },
+    /// The hardware loop: run workloads on a GPU, merge ncu counters (validate/README.md).
+    Validate {
+        #[command(subcommand)]
+        cmd: validate_cmd::ValidateCmd,
     },
 }
 
@@ -293,6 +300,7 @@ fn run(cli: Cli) -> Result<()> {
                 warpsim_sim::launch::peak_rss().unwrap_or(0) as f64 / 1048576.0
             );
         }
+        Cmd::Validate { cmd } => validate_cmd::run(cmd)?,
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;

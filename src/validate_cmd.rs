@@ -1,0 +1,198 @@
+//! `warpsim validate ...`: argument parsing and printing for the hardware loop. The work (the
+//! CUDA runner, the dry run, the ncu merge) is in the warpsim-validate crate; validate/README.md
+//! documents the dataset and validate/collect.sh the collection on a GPU machine.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use warpsim_validate::{chain, run_all, Cuda, Dataset, DryRun, Options, RefStatus};
+
+#[derive(Subcommand)]
+pub enum ValidateCmd {
+    /// Run workloads on GPU 0 through the CUDA driver (loaded at run time) and write a dataset.
+    GpuRun(GpuRunArgs),
+    /// Everything gpu-run does except the driver calls, the simulator standing in for the GPU.
+    SelfCheck(SelfCheckArgs),
+    /// Add ncu counters to a gpu-run dataset; writes FILE.json and FILE.csv.
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+pub struct Selection {
+    /// Workloads to run: bundled names or manifest paths, comma-separated.
+    #[arg(long, value_delimiter = ',', required_unless_present = "all", conflicts_with = "all")]
+    workloads: Vec<String>,
+    /// Every bundled workload (`warpsim workloads`).
+    #[arg(long)]
+    all: bool,
+}
+
+impl Selection {
+    fn specs(&self) -> Vec<String> {
+        if self.all {
+            warpsim_workloads::bundled_names().into_iter().map(String::from).collect()
+        } else {
+            self.workloads.clone()
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct GpuRunArgs {
+    #[command(flatten)]
+    select: Selection,
+    /// Write the dataset here.
+    #[arg(long, value_name = "FILE.json")]
+    out: Option<PathBuf>,
+    /// Timed launches per workload, each after an L2 flush.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// No timed launches: one launch per workload, outputs checked.
+    #[arg(long)]
+    no_timing: bool,
+    /// Exactly one launch per workload (no L2 flush, no timing): the run to profile with ncu.
+    #[arg(long)]
+    profile_pass: bool,
+    /// Do not compare the outputs with the simulator's functional run.
+    #[arg(long)]
+    no_sim: bool,
+}
+
+#[derive(Args)]
+pub struct SelfCheckArgs {
+    #[command(flatten)]
+    select: Selection,
+    /// Write the (dry-run) dataset here.
+    #[arg(long, value_name = "FILE.json")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Dataset of the timed run (`gpu-run --out`).
+    #[arg(long, value_name = "FILE.json")]
+    run: PathBuf,
+    /// Dataset of a run ncu profiled (`gpu-run --profile-pass --out`), giving the launch order;
+    /// repeat for runs split over several processes, in the order of their --ncu files.
+    /// Without it, the timed run's order is assumed.
+    #[arg(long, value_name = "FILE.json")]
+    profile: Vec<PathBuf>,
+    /// `ncu --csv` output (details page) of a profiled run; repeatable, in order.
+    #[arg(long, value_name = "FILE.csv")]
+    ncu: Vec<PathBuf>,
+    /// The merged dataset; the flat CSV goes next to it (same name, `.csv`).
+    #[arg(long, value_name = "FILE.json")]
+    out: PathBuf,
+    /// A provenance line to record in the dataset's notes (repeatable).
+    #[arg(long)]
+    note: Vec<String>,
+}
+
+/// Prints one progress line and flushes, so a run under ncu or `tee` shows where it is.
+fn progress(line: &str) {
+    let mut o = std::io::stdout().lock();
+    // A closed pipe stops the printing, not the run.
+    let _ = writeln!(o, "{line}").and_then(|()| o.flush());
+}
+
+fn load(spec: &str) -> std::result::Result<warpsim_workloads::Workload, String> {
+    crate::load_workload(spec).map_err(|e| format!("{e:#}"))
+}
+
+pub fn run(cmd: ValidateCmd) -> Result<()> {
+    match cmd {
+        ValidateCmd::GpuRun(a) => {
+            let mut cuda = Cuda::open(&mut progress).map_err(|e| anyhow::anyhow!(chain(&e)))?;
+            let reps = if a.no_timing || a.profile_pass { 0 } else { a.reps };
+            let opts = Options { reps, compare_sim: !a.no_sim, profile_pass: a.profile_pass };
+            let d = run_all(&mut cuda, &a.select.specs(), &load, &opts, &mut progress);
+            finish(&d, a.out.as_deref())
+        }
+        ValidateCmd::SelfCheck(a) => {
+            let opts = Options { reps: 0, compare_sim: true, profile_pass: false };
+            let d = run_all(&mut DryRun::default(), &a.select.specs(), &load, &opts, &mut progress);
+            finish(&d, a.out.as_deref())
+        }
+        ValidateCmd::Merge(a) => merge(a),
+    }
+}
+
+/// Writes the dataset if asked, prints the totals, and fails when a workload failed.
+fn finish(d: &Dataset, out: Option<&Path>) -> Result<()> {
+    if let Some(path) = out {
+        d.save(path)?;
+        out!("wrote {}", path.display());
+    }
+    let count = |s: RefStatus| d.workloads.iter().filter(|r| r.error.is_none() && r.check == s).count();
+    let names = |keep: &dyn Fn(&warpsim_validate::WorkloadRecord) -> bool| -> Vec<&str> {
+        d.workloads.iter().filter(|r| keep(r)).map(|r| r.name.as_str()).collect()
+    };
+    let errors = names(&|r| r.error.is_some());
+    let timing = names(&|r| r.timing_error.is_some());
+    let differ = names(&|r| r.sim_equal() == Some(false));
+    let equal = d.workloads.iter().filter(|r| r.sim_equal() == Some(true)).count();
+    let seconds: f64 = d.workloads.iter().map(|r| r.seconds).sum();
+    out!(
+        "{} workloads in {seconds:.1} s: {} PASS, {} FAIL, {} not checked, {} errors{}, {} timing errors{}",
+        d.workloads.len(),
+        count(RefStatus::Pass),
+        count(RefStatus::Fail),
+        count(RefStatus::NotChecked),
+        errors.len(),
+        list(&errors),
+        timing.len(),
+        list(&timing)
+    );
+    if d.method.sim_compared {
+        out!(
+            "outputs bitwise equal to the simulator: {equal}; differing (clock values do by nature): {}{}",
+            differ.len(),
+            list(&differ)
+        );
+    }
+    let failed = count(RefStatus::Fail);
+    if !errors.is_empty() || !timing.is_empty() || failed > 0 {
+        bail!("{} workload(s) failed, {} could not be timed, {failed} failed their reference check", errors.len(), timing.len());
+    }
+    Ok(())
+}
+
+/// ` (a, b, c)`, or nothing for an empty list.
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", names.join(", "))
+    }
+}
+
+fn merge(a: MergeArgs) -> Result<()> {
+    let run = Dataset::load(&a.run)?;
+    let profiles = a.profile.iter().map(|p| Dataset::load(p)).collect::<Result<Vec<_>, _>>()?;
+    let mut reports = Vec::new();
+    for path in &a.ncu {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let report = warpsim_validate::ncu::parse(&text).with_context(|| path.display().to_string())?;
+        out!("{}: {} profiled launches", path.display(), report.launches.len());
+        reports.push(report);
+    }
+    let mut m = warpsim_validate::merge::merge(run, &profiles, &reports)?;
+    // Provenance first, then the merge's warnings.
+    m.dataset.notes.splice(0..0, a.note);
+    for w in &m.warnings {
+        out!("warning: {w}");
+    }
+    for r in &m.dataset.workloads {
+        let cycles = r.cycles.map_or("-".into(), |c| c.to_string());
+        let time = r.time_us_median.map_or("-".into(), |t| format!("{t:.2} us"));
+        let clock = r.clock_ghz.map_or("-".into(), |g| format!("{g:.3} GHz"));
+        out!("{:<30} {:>12} cycles  {:>12}  {:>10}  {} counters", r.name, cycles, time, clock, r.counters.len());
+    }
+    m.dataset.save(&a.out)?;
+    let csv = a.out.with_extension("csv");
+    m.dataset.save_csv(&csv)?;
+    out!("wrote {} and {}", a.out.display(), csv.display());
+    Ok(())
+}

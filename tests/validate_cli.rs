@@ -1,0 +1,58 @@
+//! `warpsim validate` end to end through the binary, on a machine without a GPU: gpu-run must
+//! fail cleanly (a message and a non-zero status, no panic); the self-check and merge work.
+
+use std::process::Command;
+
+fn warpsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warpsim")).args(args).output().expect("the warpsim binary runs")
+}
+
+#[test]
+fn gpu_run_without_a_driver_fails_cleanly() {
+    if warpsim_validate::driver_present() {
+        eprintln!("libcuda is present here: the no-driver path cannot be tested");
+        return;
+    }
+    let out = warpsim(&["validate", "gpu-run", "--workloads", "vector_add"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(stderr.trim(), "error: no CUDA driver (libcuda.so.1) on this machine");
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn self_check_then_merge() {
+    let dir = std::env::temp_dir().join(format!("warpsim-validate-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("run.json");
+    let out = warpsim(&["validate", "self-check", "--workloads", "vector_add,copy_stride_1", "--out", run.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("2 workloads in") && stdout.contains("2 PASS, 0 FAIL"), "{stdout}");
+
+    let header = r#""ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value""#;
+    let row = |id: u32, kernel: &str, grid: u32, metric: &str, unit: &str, value: &str| {
+        format!(r#""{id}","1","warpsim","h","{kernel}","1","7","(256, 1, 1)","({grid}, 1, 1)","0","9.0","Command line profiler metrics","{metric}","{unit}","{value}""#)
+    };
+    let csv = [
+        header.to_string(),
+        row(0, "vector_add", 256, "gpc__cycles_elapsed.max", "cycle", "7,021"),
+        row(0, "vector_add", 256, "gpu__time_duration.sum", "nsecond", "5,120"),
+        row(1, "copy_strided", 128, "gpc__cycles_elapsed.max", "cycle", "9,876"),
+    ]
+    .join("\n");
+    let ncu = dir.join("ncu.csv");
+    std::fs::write(&ncu, csv).unwrap();
+    let merged = dir.join("merged.json");
+    let out = warpsim(&[
+        "validate", "merge", "--run", run.to_str().unwrap(), "--ncu", ncu.to_str().unwrap(), "--out", merged.to_str().unwrap(), "--note", "test",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let d = warpsim_validate::Dataset::load(&merged).unwrap();
+    let cycles: Vec<Option<u64>> = d.workloads.iter().map(|r| r.cycles).collect();
+    assert_eq!(cycles, [Some(7021), Some(9876)]);
+    assert_eq!(d.notes, ["test"]);
+    assert!(dir.join("merged.csv").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
