@@ -20,6 +20,7 @@ pub mod liveness;
 pub mod lower;
 pub mod parser;
 pub mod program;
+pub mod schedule;
 pub mod stats;
 pub mod types;
 

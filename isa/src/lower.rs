@@ -184,6 +184,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
     let (blocks, reconv) = cfg::analyze(&lw.prog);
     lw.prog.blocks = blocks;
     lw.prog.reconv = reconv;
+    crate::schedule::schedule(&mut lw.prog);
     Ok(lw.prog)
 }
 

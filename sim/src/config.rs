@@ -213,8 +213,12 @@ pub struct L2 {
     pub sectors_per_cycle_per_slice: f64,
     /// Outstanding misses per slice (count).
     pub mshrs_per_slice: u32,
-    /// Atomic operations per cycle per slice (count).
+    /// Atomic operations on one address per cycle per slice: same-address updates serialize
+    /// at this rate (count).
     pub atomics_per_cycle_per_slice: f64,
+    /// Distinct words of one line a slice updates per cycle when a request's lanes hit
+    /// different addresses (count).
+    pub atomic_words_per_cycle_per_slice: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -48,11 +48,6 @@ impl Dram {
         }
     }
 
-    /// Latency of an unloaded access with a row hit (cycles).
-    pub fn min_latency(&self) -> u64 {
-        self.latency
-    }
-
     /// A transfer of `bytes` of the line at `line_addr` arriving at cycle `t`; returns the cycle
     /// the data is back at the requesting SM (reads) or written (writes).
     pub fn access(&mut self, t: u64, line_addr: u64, bytes: u32, write: bool) -> u64 {

@@ -99,6 +99,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let w = window(&cfg);
     let mut now = 0u64;
     let mut end = 0u64;
+    let mut drain = 0u64;
     let mut reqs = Vec::new();
     let mut effects = Vec::new();
     loop {
@@ -122,7 +123,9 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         }
         reqs.sort_unstable_by_key(|x| (x.0, x.1, x.2));
         for &(_, smi, _, r) in &reqs {
-            let done = if r.counted { memsys.access(&r.req) } else { memsys.probe(&r.req) };
+            let done = memsys.access(&r.req);
+            // Stores and atomics must drain before the kernel completes.
+            drain = drain.max(done);
             sms[smi as usize].deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
         }
         // Global writes and atomics, in (cycle, SM, issue order).
@@ -184,7 +187,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         }
     }
     spans.sort_by_key(|s| (s.cta, s.sm));
-    let cycles = end + cfg.misc.launch_overhead as u64;
+    let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
 }
 

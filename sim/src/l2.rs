@@ -21,6 +21,9 @@ pub struct MemReq {
     pub line: u64,
     pub sectors: u8,
     pub kind: ReqKind,
+    /// Atomics: the most lanes updating one address (serialized), and the distinct addresses.
+    pub ops: u16,
+    pub words: u16,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +54,7 @@ pub struct MemSys {
     per_partition: u32,
     sectors_per_cycle: f64,
     atomics_per_cycle: f64,
+    atomic_words_per_cycle: f64,
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
@@ -73,6 +77,7 @@ impl MemSys {
             per_partition: slices / partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
+            atomic_words_per_cycle: l2.atomic_words_per_cycle_per_slice.max(1e-3),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
@@ -92,13 +97,21 @@ impl MemSys {
         (partition * self.per_partition + idx) as usize
     }
 
-    /// Waits for the slice and occupies it; returns the cycle service starts.
-    fn queue(&mut self, s: usize, t: u64, sectors: u32, atomic: bool) -> u64 {
-        let rate = if atomic { self.atomics_per_cycle } else { self.sectors_per_cycle };
+    /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
+    fn queue(&mut self, s: usize, t: u64, busy: f64) -> u64 {
         let sl = &mut self.slices[s];
         let start = sl.free.max(t as f64);
-        sl.free = start + sectors as f64 / rate;
+        sl.free = start + busy;
         start.ceil() as u64
+    }
+
+    /// Slice cycles a request occupies.
+    fn busy(&self, r: &MemReq) -> f64 {
+        if r.kind == ReqKind::Atomic {
+            (r.ops as f64 / self.atomics_per_cycle).max(r.words as f64 / self.atomic_words_per_cycle)
+        } else {
+            r.sectors.count_ones() as f64 / self.sectors_per_cycle
+        }
     }
 
     /// Fills missing sectors from DRAM; returns when they are back at the SM.
@@ -111,19 +124,6 @@ impl MemSys {
         if let Some((line, dirty)) = evicted {
             self.dram.access(t, line, dirty.count_ones() * self.sector as u32, true);
         }
-    }
-
-    /// When data another request is already fetching (an L1 MSHR merge) is back at the SM: no
-    /// traffic, no queueing, no counting.
-    pub fn probe(&self, r: &MemReq) -> u64 {
-        if !self.has_l2 {
-            return r.t + self.dram.min_latency();
-        }
-        let (home_p, idx) = self.home(r.line);
-        let near_p = r.sm % self.partitions;
-        let s = self.slice_index(if self.slices[self.slice_index(near_p, idx)].tags.contains(r.line, r.sectors) { near_p } else { home_p }, idx);
-        let ready = self.slices[s].tags.ready_of(r.line).unwrap_or(0);
-        (r.t + self.hit_latency).max(ready)
     }
 
     /// Services one request; returns the cycle its data (or acknowledgement) is back at the SM.
@@ -149,7 +149,7 @@ impl MemSys {
                     self.slices[near].tags.invalidate(r.line);
                 }
                 let atomic = r.kind == ReqKind::Atomic;
-                let start = self.queue(home, r.t, n, atomic);
+                let start = self.queue(home, r.t, self.busy(r));
                 let far = if near_p != home_p { self.far_extra } else { 0 };
                 if atomic {
                     let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
@@ -173,20 +173,20 @@ impl MemSys {
             ReqKind::Read => {
                 if near_p != home_p {
                     let near = self.slice_index(near_p, idx);
-                    let start = self.queue(near, r.t, n, false);
+                    let start = self.queue(near, r.t, self.busy(r));
                     if self.slices[near].tags.contains(r.line, r.sectors) {
                         let look = self.slices[near].tags.access(r.line, r.sectors, false, false, 0);
                         self.stats.sector_hits += n as u64;
                         return (start + self.hit_latency).max(look.ready);
                     }
                     // Fetch from the home partition and keep a replica near.
-                    let hs = self.queue(home, start, n, false);
+                    let hs = self.queue(home, start, self.busy(r));
                     let done = self.read_home(home, hs, r.line, r.sectors) + self.far_extra;
                     let look = self.slices[near].tags.access(r.line, r.sectors, false, true, done);
                     self.writeback(start, look.evicted);
                     return done;
                 }
-                let start = self.queue(home, r.t, n, false);
+                let start = self.queue(home, r.t, self.busy(r));
                 self.read_home(home, start, r.line, r.sectors)
             }
         }

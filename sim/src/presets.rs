@@ -770,6 +770,7 @@ impl ArchConfig {
             c.positive_f("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice);
             c.positive("l2.mshrs_per_slice", l2.mshrs_per_slice);
             c.positive_f("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice);
+            c.positive_f("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice);
         }
 
         // DRAM

@@ -210,8 +210,6 @@ struct Token {
 pub struct OutReq {
     pub req: MemReq,
     pub token: Option<u32>,
-    /// Counted by the L2 (false: an L1 MSHR merge that only waits for another miss's data).
-    pub counted: bool,
 }
 
 /// Resources one CTA takes.
@@ -234,6 +232,8 @@ pub struct Sm {
     sps: Vec<SubPart>,
     l1: SectorCache,
     l1_free: u64,
+    /// Loads that hit an L1 line whose fill is outstanding (MSHR merges): line → (token, cycle).
+    mshr_waiters: std::collections::HashMap<u64, Vec<(u32, u64)>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
     l1_caches_global: bool,
@@ -267,6 +267,7 @@ impl Sm {
             now: 0,
             l1: SectorCache::new(l1_bytes.max(cfg.l1.line as u64), cfg.l1.line, cfg.l1.assoc),
             l1_free: 0,
+            mshr_waiters: std::collections::HashMap::new(),
             smem_free: 0,
             l1_caches_global,
             warps: Vec::new(),
@@ -650,13 +651,31 @@ impl Sm {
         } else {
             ReqKind::Read
         };
+        // Atomics: one L2 request per line; same-address lanes serialize there.
+        let mut atom_shape: Vec<(u16, u16)> = Vec::new();
         if atomic {
-            // One L2 operation per lane (same-address lanes serialize at the slice).
             txns.clear();
+            let mut seen: Vec<(u64, u16)> = Vec::new();
             for l in 0..32 {
                 if mask >> l & 1 == 1 {
-                    txns.push(Txn { line: addr[l] & !127, sectors: 1 << ((addr[l] % 128) / 32) });
+                    match seen.iter_mut().find(|x| x.0 == addr[l]) {
+                        Some(x) => x.1 += 1,
+                        None => seen.push((addr[l], 1)),
+                    }
                 }
+            }
+            for &(a, _) in &seen {
+                let line = a & !127;
+                let bit = 1u8 << ((a % 128) / 32);
+                match txns.iter_mut().position(|t| t.line == line) {
+                    Some(i) => txns[i].sectors |= bit,
+                    None => txns.push(Txn { line, sectors: bit }),
+                }
+            }
+            for t in &txns {
+                let in_line = seen.iter().filter(|x| x.0 & !127 == t.line);
+                let (ops, words) = in_line.fold((0u16, 0u16), |(o, w), x| (o.max(x.1), w + 1));
+                atom_shape.push((ops, words));
             }
         } else {
             coalesce(coalescing, &addr, mask, size, &mut txns);
@@ -679,7 +698,8 @@ impl Sm {
         let mut ready = l1_start + cfg.l1.latency as u64;
         let mut token = None;
         let mut reqs = 0;
-        for t in &txns {
+        for (ti, t) in txns.iter().enumerate() {
+            let (ops, words) = atom_shape.get(ti).copied().unwrap_or((0, 0));
             let (hit, miss, line_ready) = if cacheable && !write {
                 let look = self.l1.access(t.line, t.sectors, false, true, PENDING);
                 (look.hit, look.miss, look.ready)
@@ -708,14 +728,13 @@ impl Sm {
                 let dep = Dep::Long;
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
-            let sectors = if miss != 0 { miss } else { hit };
-            let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors, kind: req_kind };
             if miss != 0 {
-                self.outbox.push(OutReq { req, token: if needs_data { token } else { None }, counted: true });
+                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, kind: req_kind, ops, words };
+                self.outbox.push(OutReq { req, token: if needs_data { token } else { None } });
                 reqs += 1;
-            }
-            if merged && needs_data {
-                self.outbox.push(OutReq { req: MemReq { kind: ReqKind::Read, ..req }, token, counted: false });
+            } else if let Some(tk) = token {
+                // Wait for the outstanding fill of this line (completed in `deliver`).
+                self.mshr_waiters.entry(t.line).or_default().push((tk, l1_start));
                 reqs += 1;
             }
         }
@@ -840,8 +859,8 @@ impl Sm {
                     }
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
-                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind };
-                        self.outbox.push(OutReq { req, token: Some(t), counted: true });
+                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind, ops: 0, words: 0 };
+                        self.outbox.push(OutReq { req, token: Some(t) });
                     }
                 }
             }
@@ -1001,6 +1020,12 @@ impl Sm {
     pub fn deliver(&mut self, token: Option<u32>, line: u64, t: u64, fill_l1: bool) {
         if fill_l1 {
             self.l1.set_ready(line, t);
+            if let Some(ws) = self.mshr_waiters.remove(&line) {
+                let hit = self.cfg.l1.latency as u64;
+                for (tk, t0) in ws {
+                    self.deliver(Some(tk), line, t.max(t0 + hit), false);
+                }
+            }
         }
         let Some(ti) = token else { return };
         let Some(tok) = self.tokens[ti as usize].as_mut() else { return };

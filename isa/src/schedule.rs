@@ -1,0 +1,155 @@
+//! Instruction scheduling the way ptxas does it, in the one respect that matters most for timing:
+//! loads are hoisted as early as their dependences allow within a basic block, so independent
+//! long-latency loads are in flight together (nvcc's PTX interleaves each load with its use; the
+//! SASS issues them back to back).
+//!
+//! The reordering is a list schedule of each block's dependence graph: register true, anti and
+//! output dependences (predicates and the carry flag included), memory order between any store,
+//! atomic or fence and every other memory access (loads may pass loads), and full barriers at
+//! synchronization, control, clock reads and anything with side effects. Among ready
+//! instructions, loads go first, then instructions computing load operands, then the original
+//! order. Functional results are unchanged.
+
+use crate::inst::{flag, Inst, Op, Opnd};
+use crate::program::Program;
+use crate::types::SReg;
+
+/// How an instruction orders against others.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Plain register computation.
+    Alu,
+    Load,
+    /// A store, atomic or other memory write: ordered against every memory access.
+    Store,
+    /// Ordered against everything (barriers, fences, control, calls, clock reads, warp collectives,
+    /// asynchronous machinery).
+    Fence,
+}
+
+fn reads_clock(i: &Inst) -> bool {
+    i.ops.iter().any(|o| matches!(o, Opnd::Special(SReg::Clock | SReg::ClockHi | SReg::Clock64 | SReg::Globaltimer | SReg::GlobaltimerLo | SReg::GlobaltimerHi)))
+}
+
+fn kind(i: &Inst) -> Kind {
+    match i.op {
+        Op::Ld | Op::Ldu if !i.m.has(flag::VOLATILE) && i.m.sem.is_none() => Kind::Load,
+        Op::St | Op::Atom(_) | Op::Red(_) | Op::Prefetch => Kind::Store,
+        _ if reads_clock(i) => Kind::Fence,
+        _ if crate::eval::is_alu(i.op) || i.op == Op::Mov || i.op == Op::Cvta => {
+            if i.m.has(flag::CC) || matches!(i.op, Op::Addc | Op::Subc | Op::Madc) {
+                Kind::Fence
+            } else {
+                Kind::Alu
+            }
+        }
+        _ => Kind::Fence,
+    }
+}
+
+/// Reorders every basic block of `p` (in place) and returns how many instructions moved.
+pub fn schedule(p: &mut Program) -> usize {
+    let mut moved = 0;
+    let blocks = p.blocks.clone();
+    for b in blocks {
+        let (s, e) = (b.start as usize, b.end as usize);
+        if e - s < 3 {
+            continue;
+        }
+        // Keep a control transfer at the end of the block in place.
+        let last_ctl = matches!(p.insts[e - 1].op, Op::Bra | Op::BrxIdx | Op::Ret | Op::Exit | Op::Trap | Op::Call);
+        let end = if last_ctl { e - 1 } else { e };
+        let n = end - s;
+        if n < 2 {
+            continue;
+        }
+        let kinds: Vec<Kind> = p.insts[s..end].iter().map(kind).collect();
+        // preds[j] = number of unscheduled predecessors; succs[i] = dependents.
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut preds = vec![0u32; n];
+        for j in 0..n {
+            let ij = &p.insts[s + j];
+            for i in 0..j {
+                let ii = &p.insts[s + i];
+                let dep = kinds[i] == Kind::Fence
+                    || kinds[j] == Kind::Fence
+                    || (kinds[i] == Kind::Store && kinds[j] != Kind::Alu)
+                    || (kinds[j] == Kind::Store && kinds[i] != Kind::Alu)
+                    || ij.uses.iter().any(|r| ii.defs.contains(r))
+                    || ij.defs.iter().any(|r| ii.uses.contains(r) || ii.defs.contains(r));
+                if dep {
+                    succs[i].push(j);
+                    preds[j] += 1;
+                }
+            }
+        }
+        // Instructions computing a load's operands (addresses) run early too.
+        let feeds_load: Vec<bool> = (0..n).map(|i| succs[i].iter().any(|&k| kinds[k] == Kind::Load)).collect();
+        let mut order = Vec::with_capacity(n);
+        let mut ready: Vec<usize> = (0..n).filter(|&j| preds[j] == 0).collect();
+        while !ready.is_empty() {
+            // Loads first, then what feeds loads, then original order.
+            let pick = ready
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, &j)| (kinds[j] != Kind::Load, !feeds_load[j], j))
+                .map(|(k, _)| k)
+                .expect("ready is not empty");
+            let j = ready.swap_remove(pick);
+            order.push(j);
+            for &k in &succs[j] {
+                preds[k] -= 1;
+                if preds[k] == 0 {
+                    ready.push(k);
+                }
+            }
+        }
+        if order.iter().enumerate().any(|(a, &b)| a != b) {
+            let old: Vec<Inst> = p.insts[s..end].to_vec();
+            for (pos, &j) in order.iter().enumerate() {
+                if pos != j {
+                    moved += 1;
+                }
+                p.insts[s + pos] = old[j].clone();
+            }
+        }
+    }
+    moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::op_name;
+
+    #[test]
+    fn loads_hoist_above_independent_uses() {
+        let src = r#"
+.version 9.0
+.target sm_90
+.entry k(.param .u64 p)
+{
+    .reg .b64 %rd<6>;
+    .reg .f32 %f<8>;
+$L:
+    ld.global.f32 %f1, [%rd1];
+    ld.global.f32 %f2, [%rd2];
+    fma.rn.f32 %f3, %f1, %f2, %f3;
+    add.s64 %rd3, %rd1, 4;
+    ld.global.f32 %f4, [%rd3];
+    ld.global.f32 %f5, [%rd2+4];
+    fma.rn.f32 %f3, %f4, %f5, %f3;
+    st.global.f32 [%rd4], %f3;
+    ld.global.f32 %f6, [%rd4];
+    bra.uni $L;
+}
+"#;
+        let mut p = crate::load(src, "t.ptx").unwrap().remove(0);
+        schedule(&mut p);
+        let ops: Vec<&str> = p.insts.iter().map(|i| op_name(i.op)).collect();
+        // The second pair of loads moves above the first fma (ahead of the add computing one
+        // of their addresses, which goes with it); the load after the store stays after it; the
+        // branch stays last.
+        assert_eq!(ops, ["ld", "ld", "ld", "add", "ld", "fma", "fma", "st", "ld", "bra"]);
+    }
+}
