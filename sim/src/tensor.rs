@@ -410,7 +410,8 @@ impl Mma {
     fn name(&self, op: &str) -> String {
         let t = &self.types;
         let lay = |row: bool| if row { ".row" } else { ".col" };
-        format!("{op}.sync.aligned.{}{}{}{}", shape_name(self.shape), lay(self.a_row), lay(self.b_row), dotted(&[t.d, t.a, t.b, t.c]))
+        let sat = if self.satfinite { ".satfinite" } else { "" };
+        format!("{op}.sync.aligned.{}{}{}{sat}{}", shape_name(self.shape), lay(self.a_row), lay(self.b_row), dotted(&[t.d, t.a, t.b, t.c]))
     }
     /// `mma.m8n8k4` with `.f16` inputs: the Volta quad-pair layout.
     fn volta(&self) -> bool {
@@ -514,37 +515,46 @@ fn to_int(t: Ty, bits: u64) -> i64 {
 }
 
 /// `D = op(A)·op(B) + C` on storage-coordinate matrices: `a` is M×K, `b` N×K, `c` M×N or none
-/// (D = A·B). Element bits in, element bits out.
+/// (D = A·B). Element bits in, element bits out. Operands are decoded once, then each D element
+/// is one dot product of rows of `a` and `b`.
 fn multiply(t: &MmaTypes, a: &Mat, b: &Mat, c: Option<&Mat>, x: Arith) -> Mat {
-    let mut d = Mat::new(a.rows, b.rows);
-    for i in 0..a.rows {
-        for j in 0..b.rows {
-            let cv = c.map(|c| c.get(i, j));
-            let v = match t.d {
-                Ty::S32 => {
-                    let sum = (0..a.cols).fold(cv.map_or(0, |c| to_int(Ty::S32, c)), |s, k| s + to_int(t.a, a.get(i, k)) * to_int(t.b, b.get(j, k)));
-                    let sum = if x.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
-                    sum as i32 as u32 as u64
-                }
-                Ty::F64 => {
-                    let sign = |neg: bool| if neg { 1u64 << 63 } else { 0 };
-                    (0..a.cols).fold(cv.unwrap_or(sign(true)), |s, k| {
-                        fp::f64::fma(a.get(i, k) ^ sign(x.negate_a), b.get(j, k) ^ sign(x.negate_b), s, x.rnd, false, false)
-                    })
-                }
-                _ => {
-                    let sa = if x.negate_a { -1.0 } else { 1.0 };
-                    let sb = if x.negate_b { -1.0 } else { 1.0 };
-                    // −0.0 is the identity of IEEE addition: D = A·B keeps the sign of an all-(−0) sum.
-                    let start = cv.map_or(-0.0, |c| to_f64(t.c, c));
-                    let sum = (0..a.cols).fold(start, |s, k| s + sa * to_f64(t.a, a.get(i, k)) * (sb * to_f64(t.b, b.get(j, k))));
-                    f2f(FloatType::F64, float_type(t.d), sum.to_bits(), Rounding::Rn, FloatMods::default())
-                }
-            };
-            d.set(i, j, v);
+    let k = a.cols;
+    let each = |f: &mut dyn FnMut(usize, usize, Option<u64>) -> u64| {
+        let mut d = Mat::new(a.rows, b.rows);
+        for i in 0..a.rows {
+            for j in 0..b.rows {
+                d.set(i, j, f(i, j, c.map(|c| c.get(i, j))));
+            }
+        }
+        d
+    };
+    match t.d {
+        Ty::S32 => {
+            let (av, bv): (Vec<i64>, Vec<i64>) = (a.v.iter().map(|&e| to_int(t.a, e)).collect(), b.v.iter().map(|&e| to_int(t.b, e)).collect());
+            each(&mut |i, j, cv| {
+                let dot: i64 = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).map(|(p, q)| p * q).sum();
+                let sum = cv.map_or(0, |c| to_int(Ty::S32, c)) + dot;
+                let sum = if x.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
+                sum as i32 as u32 as u64
+            })
+        }
+        Ty::F64 => {
+            let sign = |neg: bool| if neg { 1u64 << 63 } else { 0 };
+            each(&mut |i, j, cv| {
+                (0..k).fold(cv.unwrap_or(sign(true)), |s, kk| fp::f64::fma(a.get(i, kk) ^ sign(x.negate_a), b.get(j, kk) ^ sign(x.negate_b), s, x.rnd, false, false))
+            })
+        }
+        _ => {
+            let value = |ty: Ty, neg: bool, m: &Mat| -> Vec<f64> { m.v.iter().map(|&e| if neg { -to_f64(ty, e) } else { to_f64(ty, e) }).collect() };
+            let (av, bv) = (value(t.a, x.negate_a, a), value(t.b, x.negate_b, b));
+            each(&mut |i, j, cv| {
+                // −0.0 is the identity of IEEE addition: D = A·B keeps the sign of an all-(−0) sum.
+                let start = cv.map_or(-0.0, |c| to_f64(t.c, c));
+                let sum = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).fold(start, |s, (p, q)| s + p * q);
+                f2f(FloatType::F64, float_type(t.d), sum.to_bits(), Rounding::Rn, FloatMods::default())
+            })
         }
     }
-    d
 }
 
 /// Gathers A, B, C, multiplies each group, scatters D.
