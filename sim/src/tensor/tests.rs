@@ -919,3 +919,71 @@ fn wgmma_rejects_other_forms_and_keeps_d_on_errors() {
     assert!(matches!(run(&base, desc(0x3_0000, 16, 1024, 0), &mut d), Err(TensorError::Memory(_))));
     assert!(d.iter().all(|r| r.iter().all(|w| w.iter().all(|&x| x == 7))));
 }
+
+// ---- robustness --------------------------------------------------------------------------------
+
+#[test]
+fn arbitrary_forms_and_operands_never_panic() {
+    use Ty::*;
+    let tys = [B1, B8, B16, B32, B64, B128, U4, U8, U16, U16x2, U32, U64, S4, S8, S16, S16x2, S32, S64, F16, F16x2, Bf16, Bf16x2, Tf32, E4m3, E5m2, E4m3x2, E5m2x2, F32, F64, Pred];
+    let shapes = [(8, 8, 4), (16, 8, 4), (16, 8, 8), (16, 8, 16), (16, 8, 32), (8, 8, 16), (8, 8, 32), (16, 16, 16), (32, 8, 16), (8, 32, 16), (16, 16, 8), (64, 8, 16), (64, 256, 32), (64, 96, 8), (8, 8, 0), (0, 0, 0), (16, 16, 0), (64, 0, 16)];
+    let mut rng = Rng(12);
+    let pick = |n: usize, rng: &mut Rng| rng.int(0, n as i64 - 1) as usize;
+    // Mostly the types the instructions take, so that some random forms are valid.
+    let common = [F16, F32, Bf16, Tf32, S8, U8, S32, E4m3, E5m2, F64, B16];
+    let known = [[F32, F16, F16, F32], [F16, F16, F16, F16], [F32, Bf16, Bf16, F32], [F32, Tf32, Tf32, F32], [S32, S8, U8, S32], [F32, E4m3, E5m2, F32], [F64; 4]];
+    let regs: Vec<Lanes> = (0..16).map(|_| std::array::from_fn(|_| rng.next())).collect();
+    let zeros = |_: usize, a: u64, b: &mut [u8]| -> Result<(), String> {
+        if a > 1 << 20 {
+            return Err("far".into());
+        }
+        b.iter_mut().enumerate().for_each(|(i, x)| *x = (a as usize + i) as u8);
+        Ok(())
+    };
+    let mut ok = 0;
+    for _ in 0..5000 {
+        let shape = shapes[pick(shapes.len(), &mut rng)];
+        let t = if rng.next() & 1 == 1 {
+            known[pick(known.len(), &mut rng)]
+        } else {
+            [0; 4].map(|_| if rng.next() % 8 == 0 { tys[pick(tys.len(), &mut rng)] } else { common[pick(common.len(), &mut rng)] })
+        };
+        let op = Mma {
+            shape,
+            a_row: rng.next() & 1 == 1,
+            b_row: rng.next() & 1 == 1,
+            types: MmaTypes { d: t[0], a: t[1], b: t[2], c: t[3] },
+            satfinite: rng.next() & 1 == 1,
+            rnd: Rounding::Rz,
+        };
+        // A valid form with the wrong register counts says so; then run it with the right ones.
+        let all = &regs[..16];
+        let takes = |r: Result<Vec<Lanes>, Unsupported>| matches!(r, Err(e) if e.0.contains(" takes "));
+        if takes(mma(&op, all, all, all)) {
+            let [fa, fb, fc] = [(Operand::A, t[1]), (Operand::B, t[2]), (Operand::C, t[3])].map(|(w, ty)| op.mma_frag(w, ty).regs());
+            ok += mma(&op, &regs[..fa], &regs[..fb], &regs[..fc]).is_ok() as usize;
+        }
+        if takes(wmma_mma(&op, all, all, all)) {
+            let [fa, fb, fc] = [(Operand::A, t[1]), (Operand::B, t[2]), (Operand::C, t[3])].map(|(w, ty)| wmma_frag(shape, w, ty).regs());
+            ok += wmma_mma(&op, &regs[..fa], &regs[..fb], &regs[..fc]).is_ok() as usize;
+        }
+        let na = pick(17, &mut rng);
+        let operand = [Operand::A, Operand::B, Operand::C][pick(3, &mut rng)];
+        let mem_op = WmmaMem { shape, operand, row_major: op.a_row, ty: t[0] };
+        let base = [rng.next() % (1 << 21); 32];
+        let stride = [rng.next(); 32];
+        ok += wmma_load(&mem_op, &base, Some(&stride), &mut zeros.clone()).is_ok() as usize;
+        ok += wmma_store(&mem_op, &base, None, &regs[..na], &mut |_, a, _| if a > 1 << 20 { Err("far".to_string()) } else { Ok(()) }).is_ok() as usize;
+        let num = pick(6, &mut rng) as u8;
+        ok += ldmatrix(shape, num, op.a_row, t[0], &regs[0], &mut zeros.clone()).is_ok() as usize;
+        ok += movmatrix(shape, op.a_row, t[0], &regs[1]).is_ok() as usize;
+        let wg = Wgmma { shape, dtype: t[0], atype: t[1], btype: t[2], satfinite: op.satfinite, scale_d: op.b_row, negate_a: op.a_row, negate_b: true, trans_a: op.a_row, trans_b: op.b_row };
+        let n_d = [shape.1 as usize / 2, shape.1 as usize / 4, pick(129, &mut rng)][pick(3, &mut rng)];
+        let mut d = vec![[regs[2]; 4]; n_d];
+        let a_regs = vec![[regs[3]; 4]; pick(6, &mut rng)];
+        let a = if rng.next() & 1 == 1 { WgmmaA::Desc(rng.next()) } else { WgmmaA::Regs(&a_regs) };
+        ok += wgmma(&wg, a, rng.next() & !(7 << 49), &mut d, &mut zeros.clone()).is_ok() as usize;
+    }
+    // Some of the random forms are valid and ran to completion.
+    assert!(ok > 100, "{ok}");
+}
