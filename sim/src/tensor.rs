@@ -10,8 +10,8 @@
 //! scheduling or timing: the `.sync.aligned` contract (every lane of the warp, or all four warps
 //! of a warpgroup, present with the same operands) is the caller's to enforce.
 //!
-//! Register fragments follow the PTX ISA figures exactly (section numbers of PTX ISA 8.7/9.x,
-//! where the `mma` chapter is 9.7.14 and `wgmma` 9.7.15):
+//! Register fragments follow the PTX ISA figures exactly (section numbers of PTX ISA 8.7, where
+//! the `mma` chapter is 9.7.14 and `wgmma` 9.7.15; later versions shift them by one or two):
 //! - every `mma` shape of sm_80+ (9.7.14.5.2–5.10), `ldmatrix`/`stmatrix`/`movmatrix` (9.7.14.5.15–17)
 //!   and the `wgmma` register operands (9.7.15.5.1.1, figures 148–153, whose text equivalents are
 //!   CUTLASS's `CLayout_64xN`/`ALayout_64x{8,16,32}` in `cute/atom/mma_traits_sm90_gmma.hpp`) share
@@ -20,13 +20,14 @@
 //!   tiles follow each other row-tile first. One [`Frag`] mechanism covers them all;
 //! - `mma.m8n8k4.f16` (Volta quad pairs, 9.7.14.5.1) has its own three formulas;
 //! - `wmma` fragments are officially opaque (9.7.14.4.1: "the identity of individual matrix elements in
-//!   the fragment is unspecified"). We build them from the sm_80 `mma.m16n8k16` pieces that ptxas
-//!   lowers `wmma.mma` to on sm_80/sm_90 (A as 16-row pieces, B as 8-column pieces, C/D as 16×8
-//!   pieces), and where the PTX fragment has more registers than the matrix has elements per lane
-//!   (`.f16` A/B: always eight `.f16x2`) the fragment repeats. Only the internal consistency of
-//!   load → mma → store matters for programs that use the API as PTX allows (element-wise uniform
-//!   operations on fragments), and that is what the tests check; the exact placement of an element
-//!   is unverified on H200.
+//!   the fragment is unspecified"). Ours are made of the sm_80+ `mma` fragments, the way CUTLASS
+//!   composes larger tiles from them: A of `mma.m16n8kK` pieces (16 rows), B of 8-column pieces,
+//!   C/D of 16×8 pieces (8 rows for M = 8); where the PTX fragment has more registers than the
+//!   matrix has elements per lane (`.f16` A/B: always eight `.f16x2`) the fragment repeats, and f64
+//!   C/D take two registers (64 elements over 32 lanes; the PTX table's "single register" cannot
+//!   hold them). Only the internal consistency of load → mma → store matters for programs that use
+//!   the API as PTX allows (uniform element-wise operations on fragments), and that is what the
+//!   tests check; which register holds which element is unverified on H200.
 //!
 //! Shared-memory matrix descriptors of `wgmma` (9.7.15.5.1.2, "Shared Memory Matrix Layout",
 //! canonical layouts table, and 9.7.15.5.1.2.2 "Matrix Descriptor Format") are decoded to byte
@@ -35,13 +36,14 @@
 //! (CUTLASS `Swizzle<3|2|1,4,3>`, the pattern TMA writes).
 //!
 //! Arithmetic: products of f16/bf16/tf32/fp8 inputs are exact in f64 and are summed in f64 starting
-//! from C, in ascending k, then rounded once (to nearest even) to the accumulator type. The H200
-//! accumulates in a wide fixed-point format with truncation, so the last bit of an f32 result can
-//! differ where the f64 sum is inexact or the rounding differs; results are exact for sums that f32
-//! represents. tf32 operands use the top 19 bits of the register (the low 13 bits are ignored). f64
-//! MMAs are a chain of correctly rounded FMAs in ascending k (PTX gives no order). Integer MMAs are
-//! exact, wrapping to 32 bits or clamping with `.satfinite`. NaN results are the canonical NaN of
-//! the accumulator type.
+//! from C, in ascending k, then rounded once (to nearest even) to the accumulator type. Public
+//! measurements of tensor cores (Fasi et al., "Numerical behavior of NVIDIA tensor cores", 2021,
+//! V100–A100) report alignment to the largest exponent with truncation instead, so the last bit of
+//! an f32 result can differ from the H200's; results agree exactly whenever the sum is
+//! representable in the accumulator type. tf32 operands use the top 19 bits of the register (the
+//! low 13 bits are ignored). f64 MMAs are a chain of correctly rounded FMAs in ascending k (PTX
+//! gives no order). Integer MMAs are exact, wrapping to 32 bits or clamping with `.satfinite`. NaN
+//! results are the canonical NaN of the accumulator type.
 //!
 //! Not modelled (an [`Unsupported`] error names the form): sub-byte and single-bit MMAs
 //! (`.u4/.s4/.b1`, `.e2m1` …), sparse `mma.sp`/`wgmma.sp`, the `m16n16`/`m8n16` `.b8` shapes of

@@ -319,7 +319,7 @@ fn b884_f64(l: usize, _: usize) -> (usize, usize, usize) {
 fn c8n8(l: usize, i: usize) -> (usize, usize, usize) {
     (0, g(l), t(l) * 2 + (i & 1))
 }
-// m8n8k16 .s8/.u8 (9.7.14.5.4)
+// m8n8k16 .s8/.u8 (9.7.14.5.3)
 fn a8816(l: usize, i: usize) -> (usize, usize, usize) {
     (0, g(l), t(l) * 4 + i)
 }
