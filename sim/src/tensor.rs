@@ -45,16 +45,16 @@
 //! gives no order). Integer MMAs are exact, wrapping to 32 bits or clamping with `.satfinite`. NaN
 //! results are the canonical NaN of the accumulator type.
 //!
-//! Not modelled (an [`Unsupported`] error names the form): sub-byte and single-bit MMAs
-//! (`.u4/.s4/.b1`, `.e2m1` …), sparse `mma.sp`/`wgmma.sp`, the `m16n16`/`m8n16` `.b8` shapes of
-//! `ldmatrix`/`stmatrix` (sm_100), block-scaled `.kind::*` forms, and descriptor base offsets other
-//! than 0 (the PTX text does not say how the hardware applies them).
+//! Not modelled (an [`Unsupported`] error names the form): sparse `mma.sp`/`wgmma.sp`, single-bit
+//! `wgmma` (`m64nNk256.b1`), the sm_100+ forms (`m16n16`/`m8n16` `.b8` shapes of
+//! `ldmatrix`/`stmatrix`, `.e2m1`/`.e3m2`/`.e2m3` inputs, block-scaled `.kind::*`), and
+//! descriptor base offsets other than 0 (the PTX text does not say how the hardware applies them).
 
 use thiserror::Error;
 use warpsim_isa::eval::Unsupported;
 use warpsim_isa::fp::cvt::{f2f, FloatMods, FloatType};
 use warpsim_isa::fp::{self, Rounding};
-use warpsim_isa::types::Ty;
+use warpsim_isa::types::{BoolOp, Ty};
 
 /// One register of a warp: lane `l`'s bits at index `l`.
 pub type Lanes = [u64; 32];
@@ -119,6 +119,8 @@ pub struct Mma {
     pub satfinite: bool,
     /// Rounding of the f64 forms (`.rn` unless the instruction says otherwise).
     pub rnd: Rounding,
+    /// `.xor.popc` / `.and.popc` of the single-bit (`.b1`) forms: D = C + popc(A op B).
+    pub popc: Option<BoolOp>,
 }
 
 /// A `wmma.load.{a,b,c}` or `wmma.store.d` form.
@@ -404,6 +406,9 @@ fn is_f16_f32(t: Ty) -> bool {
 fn is_int8(t: Ty) -> bool {
     matches!(t, Ty::S8 | Ty::U8)
 }
+fn is_int4(t: Ty) -> bool {
+    matches!(t, Ty::S4 | Ty::U4)
+}
 fn is_fp8(t: Ty) -> bool {
     matches!(t, Ty::E4m3 | Ty::E5m2)
 }
@@ -413,7 +418,13 @@ impl Mma {
         let t = &self.types;
         let lay = |row: bool| if row { ".row" } else { ".col" };
         let sat = if self.satfinite { ".satfinite" } else { "" };
-        format!("{op}.sync.aligned.{}{}{}{sat}{}", shape_name(self.shape), lay(self.a_row), lay(self.b_row), dotted(&[t.d, t.a, t.b, t.c]))
+        let popc = match self.popc {
+            Some(BoolOp::Xor) => ".xor.popc",
+            Some(BoolOp::And) => ".and.popc",
+            Some(BoolOp::Or) => ".or.popc",
+            None => "",
+        };
+        format!("{op}{popc}.sync.aligned.{}{}{}{sat}{}", shape_name(self.shape), lay(self.a_row), lay(self.b_row), dotted(&[t.d, t.a, t.b, t.c]))
     }
     /// `mma.m8n8k4` with `.f16` inputs: the Volta quad-pair layout.
     fn volta(&self) -> bool {
@@ -425,7 +436,11 @@ impl Mma {
     /// The input types, accumulators and `.satfinite` of a valid multiply (both APIs).
     fn types_ok(&self, valid_inputs: bool) -> bool {
         let t = &self.types;
-        let acc = if is_int8(t.a) {
+        let popc_ok = match self.popc {
+            None => t.a != Ty::B1,
+            Some(op) => t.a == Ty::B1 && op != BoolOp::Or && !self.satfinite,
+        };
+        let acc = if is_int8(t.a) || is_int4(t.a) || t.a == Ty::B1 {
             t.c == Ty::S32 && t.d == Ty::S32
         } else {
             !self.satfinite
@@ -435,7 +450,7 @@ impl Mma {
                     _ => t.c == Ty::F32 && t.d == Ty::F32,
                 }
         };
-        valid_inputs && acc
+        valid_inputs && acc && popc_ok
     }
     /// The operand fragment of `mma.sync` for an operand of type `ty` (PTX ISA 9.7.14.5.1–5.10).
     /// A and B tiles hold one register's worth of elements per lane (`e` = elements per 32 bits,
@@ -489,6 +504,7 @@ struct Arith {
     negate_b: bool,
     satfinite: bool,
     rnd: Rounding,
+    popc: Option<BoolOp>,
 }
 
 fn float_type(t: Ty) -> FloatType {
@@ -512,6 +528,9 @@ fn to_int(t: Ty, bits: u64) -> i64 {
     match t {
         Ty::S8 => bits as u8 as i8 as i64,
         Ty::U8 => bits as u8 as i64,
+        Ty::S4 => ((bits as u8) << 4) as i8 as i64 >> 4,
+        Ty::U4 => (bits & 0xF) as i64,
+        Ty::B1 => (bits & 1) as i64,
         _ => bits as u32 as i32 as i64,
     }
 }
@@ -534,7 +553,12 @@ fn multiply(t: &MmaTypes, a: &Mat, b: &Mat, c: Option<&Mat>, x: Arith) -> Mat {
         Ty::S32 => {
             let (av, bv): (Vec<i64>, Vec<i64>) = (a.v.iter().map(|&e| to_int(t.a, e)).collect(), b.v.iter().map(|&e| to_int(t.b, e)).collect());
             each(&mut |i, j, cv| {
-                let dot: i64 = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).map(|(p, q)| p * q).sum();
+                let term = |(p, q): (&i64, &i64)| match x.popc {
+                    Some(BoolOp::Xor) => p ^ q,
+                    Some(_) => p & q,
+                    None => p * q,
+                };
+                let dot: i64 = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).map(term).sum();
                 let sum = cv.map_or(0, |c| to_int(Ty::S32, c)) + dot;
                 let sum = if x.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
                 sum as i32 as u32 as u64
@@ -565,7 +589,7 @@ fn run_mma(op: &Mma, form: &str, frags: [Frag; 4], a: &[Lanes], b: &[Lanes], c: 
     check_regs(form, "A", &fa, a.len())?;
     check_regs(form, "B", &fb, b.len())?;
     check_regs(form, "C", &fc, c.len())?;
-    let x = Arith { negate_a: false, negate_b: false, satfinite: op.satfinite, rnd: op.rnd };
+    let x = Arith { negate_a: false, negate_b: false, satfinite: op.satfinite, rnd: op.rnd, popc: op.popc };
     let (am, bm, cm) = (fa.gather(a), fb.gather(b), fc.gather(c));
     let d: Vec<Mat> = am.iter().zip(&bm).zip(&cm).map(|((a, b), c)| multiply(&op.types, a, b, Some(c), x)).collect();
     Ok(fd.scatter(&d))
@@ -576,8 +600,9 @@ fn run_mma(op: &Mma, form: &str, frags: [Frag; 4], a: &[Lanes], b: &[Lanes], c: 
 ///
 /// Forms: `m8n8k4` `.f16` (any layouts; `.f16`/`.f32` C and D) and `.f64`; `m16n8k4` `.tf32`,
 /// `.f64`; `m16n8k8` `.f16`, `.bf16`, `.tf32`, `.f64`; `m16n8k16` `.f16`, `.bf16`, `.f64`,
-/// `.s8/.u8`, `.e4m3/.e5m2`; `m16n8k32` `.s8/.u8`, `.e4m3/.e5m2`; `m8n8k16` `.s8/.u8`; all but
-/// `m8n8k4.f16` `.row.col` only.
+/// `.s8/.u8`, `.e4m3/.e5m2`; `m16n8k32` `.s8/.u8`, `.e4m3/.e5m2`, `.s4/.u4`; `m8n8k16` `.s8/.u8`;
+/// `m8n8k32` and `m16n8k64` `.s4/.u4`; `m8n8k128`, `m16n8k128`, `m16n8k256` `.b1` with
+/// `.xor.popc`/`.and.popc`; all but `m8n8k4.f16` `.row.col` only.
 pub fn mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
     let form = op.name("mma");
     let t = &op.types;
@@ -587,7 +612,9 @@ pub fn mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>
         ((16, 8, 4) | (16, 8, 8), Ty::Tf32, Ty::Tf32) => true,
         ((8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16), Ty::F64, Ty::F64) => true,
         ((8, 8, 16) | (16, 8, 16) | (16, 8, 32), x, y) if is_int8(x) && is_int8(y) => true,
-        ((16, 8, 16) | (16, 8, 32), x, y) => is_fp8(x) && is_fp8(y),
+        ((16, 8, 16) | (16, 8, 32), x, y) if is_fp8(x) && is_fp8(y) => true,
+        ((8, 8, 32) | (16, 8, 32) | (16, 8, 64), x, y) => is_int4(x) && is_int4(y),
+        ((8, 8, 128) | (16, 8, 128) | (16, 8, 256), x, y) => x == Ty::B1 && y == Ty::B1,
         _ => false,
     };
     let layouts = (op.a_row && !op.b_row) || op.volta();
@@ -603,19 +630,23 @@ pub fn mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>
 fn wmma_type_ok(shape: (u16, u16, u16), which: Operand, ty: Ty) -> bool {
     let big = matches!(shape, (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
     match which {
-        Operand::A | Operand::B => (big && matches!(ty, Ty::F16 | Ty::Bf16 | Ty::S8 | Ty::U8)) || (shape, ty) == ((16, 16, 8), Ty::Tf32) || (shape, ty) == ((8, 8, 4), Ty::F64),
-        Operand::C => (big && matches!(ty, Ty::F16 | Ty::F32 | Ty::S32)) || (shape, ty) == ((16, 16, 8), Ty::F32) || (shape, ty) == ((8, 8, 4), Ty::F64),
+        Operand::A | Operand::B => {
+            (big && matches!(ty, Ty::F16 | Ty::Bf16 | Ty::S8 | Ty::U8))
+                || matches!((shape, ty), ((16, 16, 8), Ty::Tf32) | ((8, 8, 4), Ty::F64) | ((8, 8, 32), Ty::S4 | Ty::U4) | ((8, 8, 128), Ty::B1))
+        }
+        Operand::C => (big && matches!(ty, Ty::F16 | Ty::F32 | Ty::S32)) || matches!((shape, ty), ((16, 16, 8), Ty::F32) | ((8, 8, 4), Ty::F64) | ((8, 8, 32) | (8, 8, 128), Ty::S32)),
     }
 }
 
 /// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.rnd}{.satfinite} d, a, b, c`
 /// on fragments from [`wmma_load`]. Forms: `m16n16k16`/`m32n8k16`/`m8n32k16` with `.f16`
-/// (`.f16`/`.f32` C and D), `.bf16` (`.f32`), `.s8/.u8` (`.s32`); `m16n16k8.tf32`; `m8n8k4.f64`.
+/// (`.f16`/`.f32` C and D), `.bf16` (`.f32`), `.s8/.u8` (`.s32`); `m16n16k8.tf32`; `m8n8k4.f64`;
+/// `m8n8k32` `.s4/.u4` and `m8n8k128.b1` (`.xor.popc`/`.and.popc`), `.s32`.
 /// The layouts do not change the fragments (the loads apply them).
 pub fn wmma_mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
     let form = op.name("wmma.mma");
     let t = &op.types;
-    let inputs = wmma_type_ok(op.shape, Operand::A, t.a) && (t.a == t.b || is_int8(t.a) && is_int8(t.b));
+    let inputs = wmma_type_ok(op.shape, Operand::A, t.a) && (t.a == t.b || is_int8(t.a) && is_int8(t.b) || is_int4(t.a) && is_int4(t.b));
     if !op.types_ok(inputs) || !wmma_type_ok(op.shape, Operand::C, t.c) {
         return Err(Unsupported(form));
     }
@@ -636,18 +667,25 @@ impl WmmaMem {
         let ld = if self.row_major { cols } else { rows };
         (row as u64, col as u64, ld as u64)
     }
-    /// Byte address of element `i` of `lane`, and the element's (group-0) storage coordinates.
-    fn address(&self, f: &Frag, lane: usize, i: usize, base: &Lanes, stride: Option<&Lanes>) -> (u64, usize, usize) {
+    /// Address of element `i` of `lane` (the byte holding it, and the bit position of a sub-byte
+    /// element in it, elements packed low to high), and its (group-0) storage coordinates.
+    fn address(&self, f: &Frag, lane: usize, i: usize, base: &Lanes, stride: Option<&Lanes>) -> (u64, u32, usize, usize) {
         let (_, r, c) = f.locate(lane, i);
         let (row, col, default_ld) = self.logical(f, r, c);
         let ld = stride.map_or(default_ld, |s| s[lane] & 0xFFFF_FFFF);
         let (major, minor) = if self.row_major { (row, col) } else { (col, row) };
-        let off = major.wrapping_mul(ld).wrapping_add(minor);
-        (base[lane].wrapping_add(off.wrapping_mul(f.bits as u64 / 8)), r, c)
+        let bit = major.wrapping_mul(ld).wrapping_add(minor).wrapping_mul(f.bits as u64);
+        (base[lane].wrapping_add(bit / 8), (bit % 8) as u32, r, c)
     }
     fn check(&self, op: &str) -> Result<(Frag, String), Unsupported> {
         let form = self.name(op);
-        if !wmma_type_ok(self.shape, self.operand, self.ty) {
+        // Sub-byte A and B exist only with K contiguous (`.row` A, `.col` B).
+        let k_major = match self.operand {
+            Operand::A => self.row_major,
+            Operand::B => !self.row_major,
+            Operand::C => true,
+        };
+        if !wmma_type_ok(self.shape, self.operand, self.ty) || (self.ty.bits() < 8 && !k_major) {
             return Err(Unsupported(form));
         }
         Ok((wmma_frag(self.shape, self.operand, self.ty), form))
@@ -656,17 +694,19 @@ impl WmmaMem {
 
 /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}`: each lane loads its
 /// fragment elements from `base[lane] + (major·stride + minor)·size` (stride in elements, default
-/// the matrix's row length for `.row`, column length for `.col`). Returns the fragment registers.
+/// the matrix's row length for `.row`, column length for `.col`; sub-byte `.s4/.u4/.b1` elements
+/// are packed low to high in memory and exist only as `.row` A and `.col` B). Returns the
+/// fragment registers.
 pub fn wmma_load<E>(op: &WmmaMem, base: &Lanes, stride: Option<&Lanes>, read: &mut Read<'_, E>) -> Result<Vec<Lanes>, TensorError<E>> {
     let (f, _) = op.check("wmma.load")?;
-    let size = (f.bits / 8) as usize;
+    let size = f.bits.div_ceil(8) as usize;
     let mut m = Mat::new(f.rows, f.cols);
     let mut buf = [0u8; 8];
     for lane in 0..32 {
         for i in 0..f.elems() {
-            let (addr, r, c) = op.address(&f, lane, i, base, stride);
+            let (addr, shift, r, c) = op.address(&f, lane, i, base, stride);
             read(lane, addr, &mut buf[..size]).map_err(TensorError::Memory)?;
-            m.set(r, c, u64::from_le_bytes(buf));
+            m.set(r, c, (u64::from_le_bytes(buf) >> shift) & f.mask());
         }
     }
     Ok(f.scatter(&[m]))
@@ -684,7 +724,7 @@ pub fn wmma_store<E>(op: &WmmaMem, base: &Lanes, stride: Option<&Lanes>, d: &[La
     let size = (f.bits / 8) as usize;
     for lane in 0..32 {
         for i in 0..f.elems() {
-            let (addr, r, c) = op.address(&f, lane, i, base, stride);
+            let (addr, _, r, c) = op.address(&f, lane, i, base, stride);
             write(lane, addr, &m[0].get(r, c).to_le_bytes()[..size]).map_err(TensorError::Memory)?;
         }
     }
@@ -827,7 +867,7 @@ pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], re
     };
     let bm = read_desc(&form, b_desc, op.trans_b, op.btype, n, k, read)?;
     let cm = op.scale_d.then(|| Mat::stack(&(0..4).flat_map(|w| fd.gather(&warp(d, w))).collect::<Vec<_>>()));
-    let x = Arith { negate_a: op.negate_a, negate_b: op.negate_b, satfinite: op.satfinite, rnd: Rounding::Rn };
+    let x = Arith { negate_a: op.negate_a, negate_b: op.negate_b, satfinite: op.satfinite, rnd: Rounding::Rn, popc: None };
     let dm = multiply(&types, &am, &bm, cm.as_ref(), x);
     for w in 0..4 {
         for (i, reg) in fd.scatter(&[dm.rows(16 * w, 16)]).into_iter().enumerate() {

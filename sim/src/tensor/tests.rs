@@ -26,7 +26,7 @@ impl Rng {
 /// The register bits of `v` (exactly representable) as a `ty` element.
 fn enc(ty: Ty, v: f64) -> u64 {
     match ty {
-        Ty::S8 | Ty::U8 | Ty::S32 => (v as i64 as u64) & ty.mask(),
+        Ty::S8 | Ty::U8 | Ty::S32 | Ty::S4 | Ty::U4 | Ty::B1 => (v as i64 as u64) & ty.mask(),
         _ => f2f(FloatType::F64, float_type(ty), v.to_bits(), Rounding::Rn, FloatMods::default()),
     }
 }
@@ -34,7 +34,7 @@ fn enc(ty: Ty, v: f64) -> u64 {
 /// The value of a `ty` element.
 fn dec(ty: Ty, bits: u64) -> f64 {
     match ty {
-        Ty::S8 | Ty::U8 | Ty::S32 => ty.extend(bits) as i64 as f64,
+        Ty::S8 | Ty::U8 | Ty::S32 | Ty::S4 | Ty::U4 | Ty::B1 => ty.extend(bits) as i64 as f64,
         _ => f64::from_bits(f2f(float_type(ty), FloatType::F64, bits, Rounding::Rn, FloatMods::default())),
     }
 }
@@ -45,6 +45,9 @@ fn small(rng: &mut Rng, ty: Ty) -> f64 {
         Ty::S8 => rng.int(-128, 127),
         Ty::U8 => rng.int(0, 255),
         Ty::E4m3 | Ty::E5m2 => rng.int(-4, 4),
+        Ty::S4 => rng.int(-8, 7),
+        Ty::U4 => rng.int(0, 15),
+        Ty::B1 => rng.int(0, 1),
         _ => rng.int(-8, 8),
     }) as f64
 }
@@ -66,10 +69,14 @@ impl M {
     }
     /// self · b + c, exactly (all values are small integers).
     fn mul_add(&self, b: &M, c: Option<&M>) -> M {
+        self.mul_add_by(b, c, |x, y| x * y)
+    }
+    /// c + Σ_k term(self[i][k], b[k][j]).
+    fn mul_add_by(&self, b: &M, c: Option<&M>, term: fn(f64, f64) -> f64) -> M {
         let v = (0..self.rows * b.cols)
             .map(|x| {
                 let (i, j) = (x / b.cols, x % b.cols);
-                c.map_or(0.0, |c| c.at(i, j)) + (0..self.cols).map(|k| self.at(i, k) * b.at(k, j)).sum::<f64>()
+                c.map_or(0.0, |c| c.at(i, j)) + (0..self.cols).map(|k| term(self.at(i, k), b.at(k, j))).sum::<f64>()
             })
             .collect();
         M { rows: self.rows, cols: b.cols, v }
@@ -134,6 +141,22 @@ impl Mem {
     fn put(&mut self, addr: usize, ty: Ty, v: f64) {
         let n = (ty.bits() / 8) as usize;
         self.0[addr..addr + n].copy_from_slice(&enc(ty, v).to_le_bytes()[..n]);
+    }
+    /// Element `index` of an array of `ty` at `base`, sub-byte elements packed low to high.
+    fn put_elem(&mut self, base: usize, index: usize, ty: Ty, v: f64) {
+        let bits = ty.bits() as usize;
+        if bits >= 8 {
+            return self.put(base + index * bits / 8, ty, v);
+        }
+        let (byte, shift) = (base + index * bits / 8, index * bits % 8);
+        self.0[byte] = (self.0[byte] & !((ty.mask() as u8) << shift)) | ((enc(ty, v) as u8) << shift);
+    }
+    fn get_elem(&self, base: usize, index: usize, ty: Ty) -> f64 {
+        let bits = ty.bits() as usize;
+        if bits >= 8 {
+            return self.get(base + index * bits / 8, ty);
+        }
+        dec(ty, (self.0[base + index * bits / 8] >> (index * bits % 8)) as u64 & ty.mask())
     }
     fn get(&self, addr: usize, ty: Ty) -> f64 {
         let n = (ty.bits() / 8) as usize;
@@ -326,6 +349,51 @@ fn a8816(l: usize, i: usize) -> (usize, usize, usize) {
 fn b8816(l: usize, i: usize) -> (usize, usize, usize) {
     (0, t(l) * 4 + i, g(l))
 }
+// m8n8k32 .s4/.u4 (9.7.14.5.4)
+fn a8832(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, g(l), t(l) * 8 + i)
+}
+fn b8832(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, t(l) * 8 + i, g(l))
+}
+// m16n8k32 .s4/.u4 (9.7.14.5.10)
+fn a16832_i4(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, if i < 8 { g(l) } else { g(l) + 8 }, t(l) * 8 + (i & 0x7))
+}
+fn b16832_i4(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, t(l) * 8 + (i & 0x7), g(l))
+}
+// m16n8k64 .s4/.u4 (9.7.14.5.11)
+fn a16864(l: usize, i: usize) -> (usize, usize, usize) {
+    let row = if i < 8 || (16..24).contains(&i) { g(l) } else { g(l) + 8 };
+    (0, row, if i < 16 { t(l) * 8 + (i & 0x7) } else { t(l) * 8 + (i & 0x7) + 32 })
+}
+fn b16864(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, if i < 8 { t(l) * 8 + (i & 0x7) } else { t(l) * 8 + (i & 0x7) + 32 }, g(l))
+}
+// m8n8k128 .b1 (9.7.14.5.5)
+fn a88128(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, g(l), t(l) * 32 + i)
+}
+fn b88128(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, t(l) * 32 + i, g(l))
+}
+// m16n8k128 .b1 (9.7.14.5.12)
+fn a168128(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, if i < 32 { g(l) } else { g(l) + 8 }, t(l) * 32 + (i & 0x1F))
+}
+fn b168128(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, t(l) * 32 + i, g(l))
+}
+// m16n8k256 .b1 (9.7.14.5.13; its "(threadID_in_group * 32) + i for i < 64" can only mean
+// i & 0x1F: elements 32..63 are the g + 8 row of the same 32 columns).
+fn a168256(l: usize, i: usize) -> (usize, usize, usize) {
+    let row = if i < 32 || (64..96).contains(&i) { g(l) } else { g(l) + 8 };
+    (0, row, if i < 64 { t(l) * 32 + (i & 0x1F) } else { t(l) * 32 + (i & 0x1F) + 128 })
+}
+fn b168256(l: usize, i: usize) -> (usize, usize, usize) {
+    (0, if i < 32 { t(l) * 32 + (i & 0x1F) } else { t(l) * 32 + (i & 0x1F) + 128 }, g(l))
+}
 // m8n8k4 .f16 (9.7.14.5.1): quad pair (l >> 2) & 3 computes its own product; hi = l ≥ 16.
 fn qp(l: usize) -> (usize, usize) {
     ((l >> 2) & 3, if l < 16 { 0 } else { 4 })
@@ -371,6 +439,7 @@ struct Case {
     rows: (bool, bool),
     la: Layout,
     lb: Layout,
+    popc: Option<BoolOp>,
 }
 
 /// Runs one `mma` form on random small-integer operands and compares with the exact product.
@@ -389,12 +458,17 @@ fn check_mma(case: &Case, rng: &mut Rng) {
         types: MmaTypes { d: dt, a: at, b: bt, c: ct },
         satfinite: false,
         rnd: Rounding::Rn,
+        popc: case.popc,
     };
     let regs = |lay, rows, cols, ty, mats: &[M]| distribute(lay, per(rows, cols), ty, mats);
     let d = mma(&op, &regs(case.la, m, k, at, &a), &regs(case.lb, k, n, bt, &b), &regs(c_layout(case.shape, ct), m, n, ct, &c))
         .unwrap_or_else(|e| panic!("{e}"));
     let got = collect(c_layout(case.shape, dt), per(m, n), dt, &d, groups, m, n);
-    let want: Vec<M> = (0..groups).map(|q| a[q].mul_add(&b[q], Some(&c[q]))).collect();
+    let term: fn(f64, f64) -> f64 = match case.popc {
+        Some(BoolOp::Xor) => |x, y| (x != y) as u8 as f64,
+        _ => |x, y| x * y,
+    };
+    let want: Vec<M> = (0..groups).map(|q| a[q].mul_add_by(&b[q], Some(&c[q]), term)).collect();
     assert_eq!(got, want, "{}", op.name("mma"));
 }
 
@@ -404,37 +478,48 @@ fn mma_forms_match_the_ptx_fragments() {
     let f16f32 = [[F32, F16, F16, F32], [F16, F16, F16, F16], [F32, F16, F16, F16], [F16, F16, F16, F32]];
     let mut cases = vec![];
     for tys in f16f32 {
-        cases.push(Case { shape: (16, 8, 16), tys, rows: (true, false), la: a16816, lb: b16816 });
-        cases.push(Case { shape: (16, 8, 8), tys, rows: (true, false), la: a1688_f16, lb: b1688_f16 });
+        cases.push(Case { shape: (16, 8, 16), tys, rows: (true, false), la: a16816, lb: b16816, popc: None });
+        cases.push(Case { shape: (16, 8, 8), tys, rows: (true, false), la: a1688_f16, lb: b1688_f16, popc: None });
         for (rows, la, lb) in [
             ((true, true), a884_row as Layout, b884_row as Layout),
             ((true, false), a884_row, b884_col),
             ((false, true), a884_col, b884_row),
             ((false, false), a884_col, b884_col),
         ] {
-            cases.push(Case { shape: (8, 8, 4), tys, rows, la, lb });
+            cases.push(Case { shape: (8, 8, 4), tys, rows, la, lb, popc: None });
         }
     }
     let rc = (true, false);
     cases.extend([
-        Case { shape: (16, 8, 16), tys: [F32, Bf16, Bf16, F32], rows: rc, la: a16816, lb: b16816 },
-        Case { shape: (16, 8, 8), tys: [F32, Bf16, Bf16, F32], rows: rc, la: a1688_f16, lb: b1688_f16 },
-        Case { shape: (16, 8, 8), tys: [F32, Tf32, Tf32, F32], rows: rc, la: a1688_32, lb: b1688_32 },
-        Case { shape: (16, 8, 4), tys: [F32, Tf32, Tf32, F32], rows: rc, la: a1684, lb: b1684 },
-        Case { shape: (8, 8, 4), tys: [F64, F64, F64, F64], rows: rc, la: a884_f64, lb: b884_f64 },
-        Case { shape: (16, 8, 4), tys: [F64, F64, F64, F64], rows: rc, la: a1684, lb: b1684 },
-        Case { shape: (16, 8, 8), tys: [F64, F64, F64, F64], rows: rc, la: a1688_32, lb: b1688_32 },
-        Case { shape: (16, 8, 16), tys: [F64, F64, F64, F64], rows: rc, la: a16816_f64, lb: b16816_f64 },
-        Case { shape: (8, 8, 16), tys: [S32, S8, U8, S32], rows: rc, la: a8816, lb: b8816 },
+        Case { shape: (16, 8, 16), tys: [F32, Bf16, Bf16, F32], rows: rc, la: a16816, lb: b16816, popc: None },
+        Case { shape: (16, 8, 8), tys: [F32, Bf16, Bf16, F32], rows: rc, la: a1688_f16, lb: b1688_f16, popc: None },
+        Case { shape: (16, 8, 8), tys: [F32, Tf32, Tf32, F32], rows: rc, la: a1688_32, lb: b1688_32, popc: None },
+        Case { shape: (16, 8, 4), tys: [F32, Tf32, Tf32, F32], rows: rc, la: a1684, lb: b1684, popc: None },
+        Case { shape: (8, 8, 4), tys: [F64, F64, F64, F64], rows: rc, la: a884_f64, lb: b884_f64, popc: None },
+        Case { shape: (16, 8, 4), tys: [F64, F64, F64, F64], rows: rc, la: a1684, lb: b1684, popc: None },
+        Case { shape: (16, 8, 8), tys: [F64, F64, F64, F64], rows: rc, la: a1688_32, lb: b1688_32, popc: None },
+        Case { shape: (16, 8, 16), tys: [F64, F64, F64, F64], rows: rc, la: a16816_f64, lb: b16816_f64, popc: None },
+        Case { shape: (8, 8, 16), tys: [S32, S8, U8, S32], rows: rc, la: a8816, lb: b8816, popc: None },
     ]);
     for (x, y) in [(S8, S8), (U8, S8), (S8, U8), (U8, U8)] {
-        cases.push(Case { shape: (16, 8, 16), tys: [S32, x, y, S32], rows: rc, la: a16816_i8, lb: b16816_i8 });
-        cases.push(Case { shape: (16, 8, 32), tys: [S32, x, y, S32], rows: rc, la: a16832_i8, lb: b16832_i8 });
+        cases.push(Case { shape: (16, 8, 16), tys: [S32, x, y, S32], rows: rc, la: a16816_i8, lb: b16816_i8, popc: None });
+        cases.push(Case { shape: (16, 8, 32), tys: [S32, x, y, S32], rows: rc, la: a16832_i8, lb: b16832_i8, popc: None });
+    }
+    for (x, y) in [(S4, S4), (U4, S4), (S4, U4), (U4, U4)] {
+        cases.push(Case { shape: (8, 8, 32), tys: [S32, x, y, S32], rows: rc, la: a8832, lb: b8832, popc: None });
+        cases.push(Case { shape: (16, 8, 32), tys: [S32, x, y, S32], rows: rc, la: a16832_i4, lb: b16832_i4, popc: None });
+        cases.push(Case { shape: (16, 8, 64), tys: [S32, x, y, S32], rows: rc, la: a16864, lb: b16864, popc: None });
+    }
+    for popc in [Some(BoolOp::Xor), Some(BoolOp::And)] {
+        let tys = [S32, B1, B1, S32];
+        cases.push(Case { shape: (8, 8, 128), tys, rows: rc, la: a88128, lb: b88128, popc });
+        cases.push(Case { shape: (16, 8, 128), tys, rows: rc, la: a168128, lb: b168128, popc });
+        cases.push(Case { shape: (16, 8, 256), tys, rows: rc, la: a168256, lb: b168256, popc });
     }
     for (x, y) in [(E4m3, E4m3), (E4m3, E5m2), (E5m2, E4m3), (E5m2, E5m2)] {
         for acc in [F32, F16] {
-            cases.push(Case { shape: (16, 8, 16), tys: [acc, x, y, acc], rows: rc, la: a16816_i8, lb: b16816_i8 });
-            cases.push(Case { shape: (16, 8, 32), tys: [acc, x, y, acc], rows: rc, la: a16832_i8, lb: b16832_i8 });
+            cases.push(Case { shape: (16, 8, 16), tys: [acc, x, y, acc], rows: rc, la: a16816_i8, lb: b16816_i8, popc: None });
+            cases.push(Case { shape: (16, 8, 32), tys: [acc, x, y, acc], rows: rc, la: a16832_i8, lb: b16832_i8, popc: None });
         }
     }
     let mut rng = Rng(5);
@@ -447,7 +532,7 @@ fn mma_forms_match_the_ptx_fragments() {
 
 /// One m16n8k16 .f32.f16.f16.f32 with operands from random bits.
 fn mma_f16_bits(a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Vec<Lanes> {
-    let op = Mma { shape: (16, 8, 16), a_row: true, b_row: false, types: MmaTypes { d: Ty::F32, a: Ty::F16, b: Ty::F16, c: Ty::F32 }, satfinite: false, rnd: Rounding::Rn };
+    let op = Mma { shape: (16, 8, 16), a_row: true, b_row: false, types: MmaTypes { d: Ty::F32, a: Ty::F16, b: Ty::F16, c: Ty::F32 }, satfinite: false, rnd: Rounding::Rn, popc: None };
     mma(&op, a, b, c).unwrap()
 }
 
@@ -484,7 +569,7 @@ fn mma_special_values() {
     assert_eq!(d[0][0], 0x7FFF_FFFF);
     assert_eq!(d[1][0], f32::INFINITY.to_bits() as u64);
 
-    let op = Mma { shape: (16, 8, 4), a_row: true, b_row: false, types: MmaTypes { d: Ty::F32, a: Ty::Tf32, b: Ty::Tf32, c: Ty::F32 }, satfinite: false, rnd: Rounding::Rn };
+    let op = Mma { shape: (16, 8, 4), a_row: true, b_row: false, types: MmaTypes { d: Ty::F32, a: Ty::Tf32, b: Ty::Tf32, c: Ty::F32 }, satfinite: false, rnd: Rounding::Rn, popc: None };
     let one_plus = (1.0f32.to_bits() | 0x1FFF) as u64; // 1 + (low bits a tf32 does not have)
     let d = mma(&op, &[[one_plus; 32]; 2], &[[one_plus; 32]], &[[0; 32]; 4]).unwrap();
     assert_eq!(d[0][0], 4.0f32.to_bits() as u64);
@@ -493,7 +578,7 @@ fn mma_special_values() {
 #[test]
 fn mma_integer_wraps_or_saturates() {
     for (satfinite, want) in [(false, i32::MIN as u32), (true, i32::MAX as u32)] {
-        let op = Mma { shape: (16, 8, 16), a_row: true, b_row: false, types: MmaTypes { d: Ty::S32, a: Ty::S8, b: Ty::S8, c: Ty::S32 }, satfinite, rnd: Rounding::Rn };
+        let op = Mma { shape: (16, 8, 16), a_row: true, b_row: false, types: MmaTypes { d: Ty::S32, a: Ty::S8, b: Ty::S8, c: Ty::S32 }, satfinite, rnd: Rounding::Rn, popc: None };
         // Every product 1·1; sum 16 on top of i32::MAX − 15 overflows by one.
         let ones = 0x0101_0101u64;
         let d = mma(&op, &[[ones; 32]; 2], &[[ones; 32]], &[[(i32::MAX - 15) as u32 as u64; 32]; 4]).unwrap();
@@ -503,7 +588,7 @@ fn mma_integer_wraps_or_saturates() {
 
 #[test]
 fn mma_rejects_other_forms() {
-    let op = |shape, tys: [Ty; 4], a_row, b_row| Mma { shape, a_row, b_row, types: MmaTypes { d: tys[0], a: tys[1], b: tys[2], c: tys[3] }, satfinite: false, rnd: Rounding::Rn };
+    let op = |shape, tys: [Ty; 4], a_row, b_row| Mma { shape, a_row, b_row, types: MmaTypes { d: tys[0], a: tys[1], b: tys[2], c: tys[3] }, satfinite: false, rnd: Rounding::Rn, popc: None };
     use Ty::*;
     let regs = [[0u64; 32]; 8];
     for bad in [
@@ -511,7 +596,8 @@ fn mma_rejects_other_forms() {
         op((16, 8, 16), [F16, Bf16, Bf16, F32], true, false),
         op((16, 8, 32), [F32, F16, F16, F32], true, false),
         op((16, 8, 16), [F32, F16, Bf16, F32], true, false),
-        op((8, 8, 32), [S32, S4, S4, S32], true, false),
+        op((8, 8, 128), [S32, B1, B1, S32], true, false), // no .popc
+        op((16, 8, 64), [S32, S8, S8, S32], true, false),
         op((16, 8, 8), [F32, Tf32, Tf32, F16], true, false),
     ] {
         let e = mma(&bad, &regs[..4], &regs[..2], &regs[..4]).unwrap_err();
@@ -529,23 +615,15 @@ fn mma_rejects_other_forms() {
 
 /// Stores `m` (a PTX matrix) at `base` with the layout and leading dimension `ld` (elements).
 fn store_matrix(mem: &mut Mem, base: usize, m: &M, ty: Ty, row_major: bool, ld: usize) {
-    let size = (ty.bits() / 8) as usize;
     for r in 0..m.rows {
         for c in 0..m.cols {
-            let off = if row_major { r * ld + c } else { c * ld + r };
-            mem.put(base + off * size, ty, m.at(r, c));
+            mem.put_elem(base, if row_major { r * ld + c } else { c * ld + r }, ty, m.at(r, c));
         }
     }
 }
 
 fn load_matrix(mem: &Mem, base: usize, rows: usize, cols: usize, ty: Ty, row_major: bool, ld: usize) -> M {
-    let size = (ty.bits() / 8) as usize;
-    let v = (0..rows * cols)
-        .map(|x| {
-            let (r, c) = (x / cols, x % cols);
-            mem.get(base + (if row_major { r * ld + c } else { c * ld + r }) * size, ty)
-        })
-        .collect();
+    let v = (0..rows * cols).map(|x| (x / cols, x % cols)).map(|(r, c)| mem.get_elem(base, if row_major { r * ld + c } else { c * ld + r }, ty)).collect();
     M { rows, cols, v }
 }
 
@@ -557,11 +635,15 @@ fn wmma_load_mma_store_computes_the_product() {
         forms.extend([(shape, [F32, F16, F16, F32]), (shape, [F16, F16, F16, F16]), (shape, [F32, F16, F16, F16]), (shape, [F16, F16, F16, F32])]);
         forms.extend([(shape, [F32, Bf16, Bf16, F32]), (shape, [S32, S8, S8, S32]), (shape, [S32, U8, U8, S32])]);
     }
-    forms.extend([((16, 16, 8), [F32, Tf32, Tf32, F32]), ((8, 8, 4), [F64, F64, F64, F64])]);
+    forms.extend([((16, 16, 8), [F32, Tf32, Tf32, F32]), ((8, 8, 4), [F64, F64, F64, F64]), ((8, 8, 32), [S32, U4, U4, S32]), ((8, 8, 32), [S32, S4, S4, S32])]);
+    let mut forms: Vec<_> = forms.into_iter().map(|(shape, tys)| (shape, tys, None)).collect();
+    forms.extend([Some(BoolOp::Xor), Some(BoolOp::And)].map(|popc| ((8, 8, 128), [S32, B1, B1, S32], popc)));
     let mut rng = Rng(7);
-    for (shape, [dt, at, bt, ct]) in forms {
+    for (shape, [dt, at, bt, ct], popc) in forms {
         let (m, n, k) = (shape.0 as usize, shape.1 as usize, shape.2 as usize);
-        for lay in 0..4 {
+        let term: fn(f64, f64) -> f64 = if popc == Some(BoolOp::Xor) { |x, y| (x != y) as u8 as f64 } else { |x, y| x * y };
+        // Sub-byte A and B exist only as .row A and .col B (layout 1).
+        for lay in (0..4).filter(|&lay| at.bits() >= 8 || lay == 1) {
             let (a_row, b_row) = (lay & 1 == 1, lay & 2 == 2);
             let (c_row, d_row) = (lay != 1, lay != 2);
             let a = M::random(&mut rng, at, m, k);
@@ -583,13 +665,13 @@ fn wmma_load_mma_store_computes_the_product() {
             let fa = load(&mem, Operand::A, a_row, at, pa, stride(m, k, a_row));
             let fb = load(&mem, Operand::B, b_row, bt, pb, stride(k, n, b_row));
             let fc = load(&mem, Operand::C, c_row, ct, pc, stride(m, n, c_row));
-            let op = Mma { shape, a_row, b_row, types: MmaTypes { d: dt, a: at, b: bt, c: ct }, satfinite: false, rnd: Rounding::Rn };
+            let op = Mma { shape, a_row, b_row, types: MmaTypes { d: dt, a: at, b: bt, c: ct }, satfinite: false, rnd: Rounding::Rn, popc };
             let fd = wmma_mma(&op, &fa, &fb, &fc).unwrap_or_else(|e| panic!("{e}"));
             let st = WmmaMem { shape, operand: Operand::C, row_major: d_row, ty: dt };
             let sd = stride(m, n, d_row);
             wmma_store(&st, &[pd as u64; 32], sd.as_ref(), &fd, &mut |_, a, b| mem.write(a, b)).unwrap_or_else(|e| panic!("{e}"));
             let got = load_matrix(&mem, pd, m, n, dt, d_row, ld(m, n, d_row));
-            assert_eq!(got, a.mul_add(&b, Some(&c)), "{} layout {lay}", op.name("wmma.mma"));
+            assert_eq!(got, a.mul_add_by(&b, Some(&c), term), "{} layout {lay}", op.name("wmma.mma"));
             // Loading C and storing it again reproduces it.
             let mut mem2 = Mem::new(1 << 16);
             let st = WmmaMem { shape, operand: Operand::C, row_major: c_row, ty: ct };
@@ -625,13 +707,21 @@ fn wmma_fragment_sizes_follow_the_ptx_table() {
         ((16, 16, 8), Operand::B, Tf32, 4),
         ((8, 8, 4), Operand::A, F64, 1),
         ((8, 8, 4), Operand::C, F64, 2),
+        ((8, 8, 32), Operand::A, U4, 1),
+        ((8, 8, 128), Operand::A, B1, 1),
+        ((8, 8, 128), Operand::C, S32, 2),
     ] {
         let op = WmmaMem { shape, operand, row_major: true, ty };
         let f = wmma_load(&op, &[0; 32], None, &mut |_, a, b| mem.read(a, b)).unwrap();
         assert_eq!(f.len(), regs, "{shape:?} {operand:?} {ty:?}");
     }
-    let bad = WmmaMem { shape: (16, 16, 8), operand: Operand::A, row_major: true, ty: F16 };
-    assert!(matches!(wmma_load(&bad, &[0; 32], None, &mut |_, a, b| mem.read(a, b)), Err(TensorError::Form(_))));
+    for bad in [
+        WmmaMem { shape: (16, 16, 8), operand: Operand::A, row_major: true, ty: F16 },
+        WmmaMem { shape: (8, 8, 32), operand: Operand::A, row_major: false, ty: S4 },
+        WmmaMem { shape: (8, 8, 128), operand: Operand::B, row_major: true, ty: B1 },
+    ] {
+        assert!(matches!(wmma_load(&bad, &[0; 32], None, &mut |_, a, b| mem.read(a, b)), Err(TensorError::Form(_))));
+    }
     let store_a = WmmaMem { shape: (16, 16, 16), operand: Operand::A, row_major: true, ty: F16 };
     assert!(wmma_store(&store_a, &[0; 32], None, &[[0; 32]; 8], &mut |_, a, b| mem.write(a, b)).is_err());
 }
@@ -931,7 +1021,7 @@ fn arbitrary_forms_and_operands_never_panic() {
     let pick = |n: usize, rng: &mut Rng| rng.int(0, n as i64 - 1) as usize;
     // Mostly the types the instructions take, so that some random forms are valid.
     let common = [F16, F32, Bf16, Tf32, S8, U8, S32, E4m3, E5m2, F64, B16];
-    let known = [[F32, F16, F16, F32], [F16, F16, F16, F16], [F32, Bf16, Bf16, F32], [F32, Tf32, Tf32, F32], [S32, S8, U8, S32], [F32, E4m3, E5m2, F32], [F64; 4]];
+    let known = [[F32, F16, F16, F32], [F16, F16, F16, F16], [F32, Bf16, Bf16, F32], [F32, Tf32, Tf32, F32], [S32, S8, U8, S32], [F32, E4m3, E5m2, F32], [F64; 4], [S32, B1, B1, S32], [S32, S4, U4, S32]];
     let regs: Vec<Lanes> = (0..16).map(|_| std::array::from_fn(|_| rng.next())).collect();
     let zeros = |_: usize, a: u64, b: &mut [u8]| -> Result<(), String> {
         if a > 1 << 20 {
@@ -955,6 +1045,10 @@ fn arbitrary_forms_and_operands_never_panic() {
             types: MmaTypes { d: t[0], a: t[1], b: t[2], c: t[3] },
             satfinite: rng.next() & 1 == 1,
             rnd: Rounding::Rz,
+            popc: match pick(8, &mut rng) {
+                0 => [None, Some(BoolOp::Xor), Some(BoolOp::And), Some(BoolOp::Or)][pick(4, &mut rng)],
+                _ => (t[1] == B1).then_some(BoolOp::Xor),
+            },
         };
         // A valid form with the wrong register counts says so; then run it with the right ones.
         let all = &regs[..16];
