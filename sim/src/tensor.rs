@@ -54,7 +54,8 @@ use thiserror::Error;
 use warpsim_isa::eval::Unsupported;
 use warpsim_isa::fp::cvt::{f2f, FloatMods, FloatType};
 use warpsim_isa::fp::{self, Rounding};
-use warpsim_isa::types::{BoolOp, Ty};
+use warpsim_isa::inst::{flag, Inst, Opnd};
+use warpsim_isa::types::{BoolOp, Rnd, Ty};
 
 /// One register of a warp: lane `l`'s bits at index `l`.
 pub type Lanes = [u64; 32];
@@ -132,6 +133,48 @@ pub struct WmmaMem {
     /// `.row` (true) or `.col`.
     pub row_major: bool,
     pub ty: Ty,
+}
+
+impl Mma {
+    /// The form of a decoded `mma.sync` or `wmma.mma` (`d, a, b, c`; shape, layouts, types,
+    /// `.satfinite`, `.xor/.and` + `.popc`, `.rnd`). Sparse `mma.sp` (six operands) is refused.
+    pub fn from_inst(inst: &Inst) -> Result<Mma, Unsupported> {
+        let m = &inst.m;
+        let what = || Unsupported(format!("matrix multiply {m:?} with {} operands (sparse `mma.sp` is not modelled)", inst.ops.len()));
+        let (a_row, b_row) = m.layout.filter(|_| inst.ops.len() == 4).ok_or_else(what)?;
+        let rnd = match m.rnd {
+            None | Some(Rnd::Rn) => Rounding::Rn,
+            Some(Rnd::Rz) => Rounding::Rz,
+            Some(Rnd::Rm) => Rounding::Rm,
+            Some(Rnd::Rp) => Rounding::Rp,
+            Some(_) => return Err(what()),
+        };
+        Ok(Mma {
+            shape: m.shape.ok_or_else(what)?,
+            a_row,
+            b_row,
+            types: MmaTypes::from_ptx(&m.types)?,
+            satfinite: m.has(flag::SATFINITE),
+            rnd,
+            popc: m.bool_op.filter(|_| m.has(flag::POPC)),
+        })
+    }
+}
+
+impl WmmaMem {
+    /// The form of a decoded `wmma.load.{a,b,c}` or `wmma.store.d` (fragment letter, shape, the
+    /// single `.row`/`.col`, the type).
+    pub fn from_inst(inst: &Inst) -> Result<WmmaMem, Unsupported> {
+        let m = &inst.m;
+        let what = || Unsupported(format!("wmma load/store {m:?}"));
+        let operand = match m.frag {
+            Some('a') => Operand::A,
+            Some('b') => Operand::B,
+            Some('c' | 'd') => Operand::C,
+            _ => return Err(what()),
+        };
+        Ok(WmmaMem { shape: m.shape.ok_or_else(what)?, operand, row_major: m.layout.ok_or_else(what)?.0, ty: *m.types.first().ok_or_else(what)? })
+    }
 }
 
 /// A `wgmma.mma_async` form and its immediate operands.
@@ -818,6 +861,52 @@ fn read_desc<E>(form: &str, desc: u64, mn_major: bool, ty: Ty, rows: usize, cols
 }
 
 impl Wgmma {
+    /// The form of a decoded `wgmma.mma_async` (operands `d, a, b-desc, scale-d, imm…`), with the
+    /// value of its `scale-d` operand (a predicate or an immediate, so the caller's to evaluate).
+    /// The immediates that follow are read by type: `imm-scale-a, imm-scale-b` (±1) for
+    /// floating-point inputs, then `imm-trans-a` (A from a descriptor) and `imm-trans-b` (0/1) for
+    /// `.f16`/`.bf16`; none for integer inputs.
+    pub fn from_inst(inst: &Inst, scale_d: bool) -> Result<Wgmma, Unsupported> {
+        let m = &inst.m;
+        let what = || Unsupported(format!("wgmma.mma_async {m:?} with operands {:?}", inst.ops));
+        let (dtype, atype, btype) = match *m.types.as_slice() {
+            [d, a, b] => (d, a, b),
+            _ => return Err(what()),
+        };
+        let a_desc = !matches!(inst.ops.get(1), Some(Opnd::Vec(_)));
+        let imms: Vec<u64> = inst.ops.iter().skip(4).map(|o| if let Opnd::Imm(v) = o { Ok(*v) } else { Err(what()) }).collect::<Result<_, _>>()?;
+        let n = match (atype.bits(), is_int8(atype)) {
+            (_, true) => 0,
+            (16, _) if a_desc => 4,
+            (16, _) => 3,
+            _ => 2,
+        };
+        if imms.len() != n {
+            return Err(what());
+        }
+        let neg = |v: u64| match v {
+            1 => Ok(false),
+            u64::MAX => Ok(true),
+            _ => Err(what()),
+        };
+        let bit = |v: u64| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(what()),
+        };
+        Ok(Wgmma {
+            shape: m.shape.ok_or_else(what)?,
+            dtype,
+            atype,
+            btype,
+            satfinite: m.has(flag::SATFINITE),
+            scale_d,
+            negate_a: imms.first().map_or(Ok(false), |&v| neg(v))?,
+            negate_b: imms.get(1).map_or(Ok(false), |&v| neg(v))?,
+            trans_a: if n == 4 { bit(imms[2])? } else { false },
+            trans_b: if n >= 3 { bit(imms[n - 1])? } else { false },
+        })
+    }
     fn name(&self) -> String {
         format!("wgmma.mma_async.sync.aligned.{}{}{}", shape_name(self.shape), dotted(&[self.dtype, self.atype, self.btype]), if self.satfinite { ".satfinite" } else { "" })
     }

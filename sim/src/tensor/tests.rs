@@ -1081,3 +1081,74 @@ fn arbitrary_forms_and_operands_never_panic() {
     // Some of the random forms are valid and ran to completion.
     assert!(ok > 100, "{ok}");
 }
+
+
+// ---- the forms nvcc emits ----------------------------------------------------------------------
+
+/// Every matrix instruction in the ISA test corpus (nvcc 13 and NVRTC output for sm_75…sm_90a)
+/// decodes to a form this module accepts, with the operand counts nvcc wrote.
+#[test]
+fn corpus_forms_run_with_their_operand_counts() {
+    use warpsim_isa::inst::MatrixOp;
+    use warpsim_isa::Op;
+    let len = |o: &Opnd| if let Opnd::Vec(v) = o { v.len() } else { 1 };
+    let regs = |n: usize| vec![[0u64; 32]; n];
+    let mut read = |_: usize, _: u64, b: &mut [u8]| -> Result<(), String> {
+        b.fill(0);
+        Ok(())
+    };
+    let mut write = |_: usize, _: u64, _: &[u8]| -> Result<(), String> { Ok(()) };
+    let mut seen = std::collections::BTreeSet::new();
+    for dir in ["ptx", "ptx_nvrtc"] {
+        let dir = format!("{}/../isa/tests/corpus/{dir}", env!("CARGO_MANIFEST_DIR"));
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !["mma", "wmma", "wgmma"].iter().any(|p| name.starts_with(p)) {
+                continue;
+            }
+            for p in warpsim_isa::load(&std::fs::read_to_string(&path).unwrap(), &name).unwrap() {
+                for inst in &p.insts {
+                    let Op::Matrix(op) = inst.op else { continue };
+                    let (m, o) = (&inst.m, &inst.ops);
+                    let at = format!("{name}: {op:?} {m:?}");
+                    let ok = match op {
+                        MatrixOp::Mma | MatrixOp::WmmaMma => {
+                            if o.len() != 4 {
+                                // mma.sp: refused by name.
+                                assert!(Mma::from_inst(inst).unwrap_err().0.contains("sparse"), "{at}");
+                                continue;
+                            }
+                            let f = Mma::from_inst(inst).unwrap_or_else(|e| panic!("{at}: {e}"));
+                            let run = if op == MatrixOp::Mma { mma } else { wmma_mma };
+                            let d = run(&f, &regs(len(&o[1])), &regs(len(&o[2])), &regs(len(&o[3]))).unwrap_or_else(|e| panic!("{at}: {e}"));
+                            d.len() == len(&o[0])
+                        }
+                        MatrixOp::WmmaLoad => {
+                            let f = WmmaMem::from_inst(inst).unwrap_or_else(|e| panic!("{at}: {e}"));
+                            wmma_load(&f, &[0; 32], None, &mut read).unwrap_or_else(|e| panic!("{at}: {e}")).len() == len(&o[0])
+                        }
+                        MatrixOp::WmmaStore => {
+                            let f = WmmaMem::from_inst(inst).unwrap_or_else(|e| panic!("{at}: {e}"));
+                            wmma_store(&f, &[0; 32], None, &regs(len(&o[1])), &mut write).is_ok()
+                        }
+                        MatrixOp::Ldmatrix => ldmatrix(m.shape.unwrap_or_default(), m.num, m.has(flag::TRANS), m.ty(), &[0; 32], &mut read).map(|r| r.len()) == Ok(len(&o[0])),
+                        MatrixOp::Stmatrix => stmatrix(m.shape.unwrap_or_default(), m.num, m.has(flag::TRANS), m.ty(), &[0; 32], &regs(len(&o[1])), &mut write).is_ok(),
+                        MatrixOp::Movmatrix => movmatrix(m.shape.unwrap_or_default(), m.has(flag::TRANS), m.ty(), &[0; 32]).is_ok(),
+                        MatrixOp::WgmmaMma => {
+                            let f = Wgmma::from_inst(inst, true).unwrap_or_else(|e| panic!("{at}: {e}"));
+                            let a_regs = vec![[[0u64; 32]; 4]; len(&o[1])];
+                            let a = if matches!(o[1], Opnd::Vec(_)) { WgmmaA::Regs(&a_regs) } else { WgmmaA::Desc(0) };
+                            let mut d = vec![[[0u64; 32]; 4]; len(&o[0])];
+                            wgmma(&f, a, 0, &mut d, &mut read).is_ok()
+                        }
+                        _ => continue,
+                    };
+                    assert!(ok, "{at}");
+                    seen.insert(format!("{op:?} {:?} {:?}", m.shape, m.types));
+                }
+            }
+        }
+    }
+    assert!(seen.len() >= 40, "{seen:?}");
+}
