@@ -8,7 +8,9 @@
 //! through closures ([`Read`], [`Write`]) that resolve the state space, check bounds and alignment,
 //! and turn failures into the executor's own error type `E`. Nothing here knows about warps,
 //! scheduling or timing: the `.sync.aligned` contract (every lane of the warp, or all four warps
-//! of a warpgroup, present with the same operands) is the caller's to enforce.
+//! of a warpgroup, present with the same operands) is the caller's to enforce. [`Mma::from_inst`],
+//! [`WmmaMem::from_inst`] and [`Wgmma::from_inst`] read a form from a decoded instruction; the
+//! movement instructions take `m.shape`, `m.num`, `.trans` and the type directly.
 //!
 //! Register fragments follow the PTX ISA figures exactly (section numbers of PTX ISA 8.7, where
 //! the `mma` chapter is 9.7.14 and `wgmma` 9.7.15; later versions shift them by one or two):
@@ -254,7 +256,8 @@ impl Mat {
 struct Frag {
     rows: usize,
     cols: usize,
-    /// Element width: 8, 16, 32 or 64 bits; narrower elements are packed low to high in a register.
+    /// Element width: 1, 4, 8, 16, 32 or 64 bits; narrower elements are packed low to high in a
+    /// register.
     bits: u32,
     /// Distinct matrices in the operand (`ldmatrix .x2/.x4`, the four quad-pair products of
     /// `mma.m8n8k4.f16`).
@@ -924,7 +927,7 @@ impl Wgmma {
         };
         let n_ok = (8..=256).contains(&n) && n % 8 == 0 && (!int || n <= 24 || n % 16 == 0);
         let trans_ok = k == 16 || !(self.trans_a || self.trans_b);
-        m == 64 && types && n_ok && trans_ok && self.satfinite == int
+        m == 64 && types && n_ok && trans_ok && (int || !self.satfinite)
     }
 }
 
@@ -935,7 +938,7 @@ impl Wgmma {
 /// Shared memory is read 16 bytes at a time through `read` (lane argument 0).
 ///
 /// Forms: `k16` `.f16` (`.f16`/`.f32` D) and `.bf16` (`.f32`); `k8.tf32`; `k32` `.e4m3/.e5m2`
-/// (`.f16`/`.f32`) and `.s8/.u8` (`.s32`, `.satfinite` for integer forms only).
+/// (`.f16`/`.f32`) and `.s8/.u8` (`.s32`, optionally `.satfinite`, which only integer forms take).
 pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], read: &mut Read<'_, E>) -> Result<(), TensorError<E>> {
     let form = op.name();
     if !op.valid() {
