@@ -19,7 +19,7 @@
 //!   CUTLASS's `CLayout_64xN`/`ALayout_64x{8,16,32}` in `cute/atom/mma_traits_sm90_gmma.hpp`) share
 //!   one pattern: 8-row tiles in which lane `l` holds row `l/4` ("groupID") and `e` consecutive
 //!   columns from `e·(l%4)` ("threadID_in_group"); consecutive elements of a lane fill a tile, and
-//!   tiles follow each other row-tile first. One [`Frag`] mechanism covers them all;
+//!   tiles follow each other row-tile first. One `Frag` mechanism covers them all;
 //! - `mma.m8n8k4.f16` (Volta quad pairs, 9.7.14.5.1) has its own three formulas;
 //! - `wmma` fragments are officially opaque (9.7.14.4.1: "the identity of individual matrix elements in
 //!   the fragment is unspecified"). Ours are made of the sm_80+ `mma` fragments, the way CUTLASS
