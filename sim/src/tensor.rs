@@ -52,6 +52,8 @@
 //! `ldmatrix`/`stmatrix`, `.e2m1`/`.e3m2`/`.e2m3` inputs, block-scaled `.kind::*`), and
 //! descriptor base offsets other than 0 (the PTX text does not say how the hardware applies them).
 
+use std::sync::OnceLock;
+
 use thiserror::Error;
 use warpsim_isa::eval::Unsupported;
 use warpsim_isa::fp::cvt::{f2f, FloatMods, FloatType};
@@ -564,10 +566,34 @@ fn float_type(t: Ty) -> FloatType {
     }
 }
 
-/// The exact value of an input or accumulator element; tf32 keeps its top 19 bits.
+/// The exact value of an input or accumulator element; tf32 keeps its top 19 bits. 8- and 16-bit
+/// formats go through a table of their `cvt` values, built on first use.
 fn to_f64(t: Ty, bits: u64) -> f64 {
-    let bits = if t == Ty::Tf32 { bits & 0xFFFF_E000 } else { bits };
-    f64::from_bits(f2f(float_type(t), FloatType::F64, bits, Rounding::Rn, FloatMods::default()))
+    static TABLES: [OnceLock<Vec<f64>>; 4] = [const { OnceLock::new() }; 4];
+    let slot = match t {
+        Ty::F16 => 0,
+        Ty::Bf16 => 1,
+        Ty::E4m3 => 2,
+        Ty::E5m2 => 3,
+        Ty::Tf32 => return f32::from_bits(bits as u32 & 0xFFFF_E000) as f64,
+        Ty::F32 => return f32::from_bits(bits as u32) as f64,
+        _ => return f64::from_bits(bits),
+    };
+    let table = TABLES[slot].get_or_init(|| {
+        let n = 1u64 << t.bits();
+        (0..n).map(|x| f64::from_bits(f2f(float_type(t), FloatType::F64, x, Rounding::Rn, FloatMods::default()))).collect()
+    });
+    table[(bits & t.mask()) as usize]
+}
+
+/// An f64 rounded to nearest even as the accumulator type (`.f32`: the host conversion, which is
+/// exactly that; NaN becomes the canonical NaN).
+fn from_f64(t: Ty, v: f64) -> u64 {
+    match t {
+        Ty::F32 if v.is_nan() => 0x7FFF_FFFF,
+        Ty::F32 => (v as f32).to_bits() as u64,
+        _ => f2f(FloatType::F64, float_type(t), v.to_bits(), Rounding::Rn, FloatMods::default()),
+    }
 }
 
 fn to_int(t: Ty, bits: u64) -> i64 {
@@ -623,7 +649,7 @@ fn multiply(t: &MmaTypes, a: &Mat, b: &Mat, c: Option<&Mat>, x: Arith) -> Mat {
                 // −0.0 is the identity of IEEE addition: D = A·B keeps the sign of an all-(−0) sum.
                 let start = cv.map_or(-0.0, |c| to_f64(t.c, c));
                 let sum = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).fold(start, |s, (p, q)| s + p * q);
-                f2f(FloatType::F64, float_type(t.d), sum.to_bits(), Rounding::Rn, FloatMods::default())
+                from_f64(t.d, sum)
             })
         }
     }
