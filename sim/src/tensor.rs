@@ -309,28 +309,38 @@ impl Frag {
     fn mask(&self) -> u64 {
         u64::MAX >> (64 - self.bits)
     }
-    /// Matrix index (group + copy·groups), row and column of element `i` of `lane`.
-    fn locate(&self, lane: usize, i: usize) -> (usize, usize, usize) {
+    /// Calls `f(lane, i, matrix, row, col)` for element `i` of every lane, where `matrix` is the
+    /// group plus copy·groups. Tile coordinates are computed once per tile.
+    fn each(&self, mut f: impl FnMut(usize, usize, usize, usize, usize)) {
         match self.map {
             Map::Tiles { e, piece_rows, piece_cols } => {
-                let (tile, j) = (i / e, i % e);
                 let (tr, tc) = (piece_rows / 8, piece_cols / (4 * e));
-                let (piece, t) = (tile / (tr * tc), tile % (tr * tc));
                 let pr = self.rows / piece_rows;
                 let per_matrix = pr * (self.cols / piece_cols);
-                let (matrix, p) = (piece / per_matrix, piece % per_matrix);
-                let row = (p % pr) * piece_rows + (t % tr) * 8 + lane / 4;
-                let col = (p / pr) * piece_cols + (t / tr) * 4 * e + (lane % 4) * e + j;
-                (matrix, row, col)
+                for tile in 0..self.elems() / e {
+                    let (piece, t) = (tile / (tr * tc), tile % (tr * tc));
+                    let (matrix, p) = (piece / per_matrix, piece % per_matrix);
+                    let row = (p % pr) * piece_rows + (t % tr) * 8;
+                    let col = (p / pr) * piece_cols + (t / tr) * 4 * e;
+                    for lane in 0..32 {
+                        for j in 0..e {
+                            f(lane, tile * e + j, matrix, row + lane / 4, col + (lane % 4) * e + j);
+                        }
+                    }
+                }
             }
             Map::QuadPair(kind) => {
-                let hi = 4 * (lane / 16);
-                let (row, col) = match kind {
-                    QuadPair::LaneRow => (lane % 4 + hi, i),
-                    QuadPair::ElemRow => (i + hi, lane % 4),
-                    QuadPair::AccF32 => ((lane & 1) + (i & 2) + hi, (i & 4) + (lane & 2) + (i & 1)),
-                };
-                ((lane >> 2) & 3, row, col)
+                for lane in 0..32 {
+                    let hi = 4 * (lane / 16);
+                    for i in 0..self.elems() {
+                        let (row, col) = match kind {
+                            QuadPair::LaneRow => (lane % 4 + hi, i),
+                            QuadPair::ElemRow => (i + hi, lane % 4),
+                            QuadPair::AccF32 => ((lane & 1) + (i & 2) + hi, (i & 4) + (lane & 2) + (i & 1)),
+                        };
+                        f(lane, i, (lane >> 2) & 3, row, col);
+                    }
+                }
             }
         }
     }
@@ -338,38 +348,31 @@ impl Frag {
     /// the first are not read.
     fn gather(&self, regs: &[Lanes]) -> Vec<Mat> {
         let mut mats = vec![Mat::new(self.rows, self.cols); self.groups];
-        let pack = self.pack();
-        for lane in 0..32 {
-            for i in 0..self.elems() {
-                let (m, r, c) = self.locate(lane, i);
-                if m < self.groups {
-                    let x = (regs[i / pack][lane] >> ((i % pack) as u32 * self.bits)) & self.mask();
-                    mats[m].set(r, c, x);
-                }
+        let (pack, mask) = (self.pack(), self.mask());
+        self.each(|lane, i, m, r, c| {
+            if m < self.groups {
+                mats[m].set(r, c, (regs[i / pack][lane] >> ((i % pack) as u32 * self.bits)) & mask);
             }
-        }
+        });
         mats
     }
     /// Registers holding the groups' matrices (`mats.len()` must be `groups`), copies included.
     fn scatter(&self, mats: &[Mat]) -> Vec<Lanes> {
         let mut regs = vec![[0u64; 32]; self.regs()];
-        let pack = self.pack();
-        for lane in 0..32 {
-            for i in 0..self.elems() {
-                let (m, r, c) = self.locate(lane, i);
-                regs[i / pack][lane] |= (mats[m % self.groups].get(r, c) & self.mask()) << ((i % pack) as u32 * self.bits);
-            }
-        }
+        let (pack, mask) = (self.pack(), self.mask());
+        self.each(|lane, i, m, r, c| {
+            regs[i / pack][lane] |= (mats[m % self.groups].get(r, c) & mask) << ((i % pack) as u32 * self.bits);
+        });
         regs
     }
 }
 
 /// Checks that `regs` has the fragment's register count.
-fn check_regs(form: &str, what: &str, f: &Frag, regs: usize) -> Result<(), Unsupported> {
+fn check_regs(form: &dyn Fn() -> String, what: &str, f: &Frag, regs: usize) -> Result<(), Unsupported> {
     if regs == f.regs() {
         Ok(())
     } else {
-        Err(Unsupported(format!("{form}: {what} takes {} registers, got {regs}", f.regs())))
+        Err(Unsupported(format!("{}: {what} takes {} registers, got {regs}", form(), f.regs())))
     }
 }
 
@@ -390,19 +393,22 @@ fn shape_name((m, n, k): (u16, u16, u16)) -> String {
 
 /// The fragment of `.m8n8 .x{num} .b16` (PTX ISA 9.7.14.5.15, figure 104): register `j` holds
 /// matrix `j`; lane `l` holds row `l/4`, columns `2(l%4)` and `2(l%4)+1`.
-fn movement_frag(op: &str, shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty) -> Result<(Frag, String), Unsupported> {
-    let form = format!("{op}.sync.aligned.{}.x{num}{}.{}", shape_name(shape), if trans { ".trans" } else { "" }, ty.name());
+fn movement_frag(op: &str, shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty) -> Result<Frag, Unsupported> {
     if (shape.0, shape.1) != (8, 8) || !matches!(num, 1 | 2 | 4) || ty != Ty::B16 {
-        return Err(Unsupported(form));
+        return Err(Unsupported(movement_name(op, shape, num, trans, ty)));
     }
-    Ok((Frag::tiles(8, 8, 16, 2, num as usize), form))
+    Ok(Frag::tiles(8, 8, 16, 2, num as usize))
+}
+
+fn movement_name(op: &str, shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty) -> String {
+    format!("{op}.sync.aligned.{}.x{num}{}.{}", shape_name(shape), if trans { ".trans" } else { "" }, ty.name())
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 {r…}, [p]`: lanes `8j..8j+7` give
 /// the row addresses of matrix `j` (`addrs`, the value of `[p]` per lane); each row is 16 bytes.
 /// Returns the `num` destination registers. With `.trans` each matrix is delivered transposed.
 pub fn ldmatrix<E>(shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty, addrs: &Lanes, read: &mut Read<'_, E>) -> Result<Vec<Lanes>, TensorError<E>> {
-    let (frag, _) = movement_frag("ldmatrix", shape, num, trans, ty)?;
+    let frag = movement_frag("ldmatrix", shape, num, trans, ty)?;
     let mut mats = Vec::with_capacity(frag.groups);
     for g in 0..frag.groups {
         let mut m = Mat::new(8, 8);
@@ -422,8 +428,8 @@ pub fn ldmatrix<E>(shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty, addrs: 
 /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 [p], {r…}` (sm_90): the inverse of
 /// [`ldmatrix`], writing row `r` of matrix `j` (16 bytes) at lane `8j + r`'s address.
 pub fn stmatrix<E>(shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty, addrs: &Lanes, src: &[Lanes], write: &mut Write<'_, E>) -> Result<(), TensorError<E>> {
-    let (frag, form) = movement_frag("stmatrix", shape, num, trans, ty)?;
-    check_regs(&form, "the source", &frag, src.len())?;
+    let frag = movement_frag("stmatrix", shape, num, trans, ty)?;
+    check_regs(&|| movement_name("stmatrix", shape, num, trans, ty), "the source", &frag, src.len())?;
     for (g, m) in frag.gather(src).into_iter().enumerate() {
         let m = if trans { m.transpose() } else { m };
         for r in 0..8 {
@@ -437,9 +443,9 @@ pub fn stmatrix<E>(shape: (u16, u16, u16), num: u8, trans: bool, ty: Ty, addrs: 
 
 /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`: transposes an 8×8 fragment across the warp.
 pub fn movmatrix(shape: (u16, u16, u16), trans: bool, ty: Ty, a: &Lanes) -> Result<Lanes, Unsupported> {
-    let (frag, form) = movement_frag("movmatrix", shape, 1, trans, ty)?;
+    let frag = movement_frag("movmatrix", shape, 1, trans, ty)?;
     if !trans {
-        return Err(Unsupported(format!("{form}: `.trans` is mandatory")));
+        return Err(Unsupported(format!("{}: `.trans` is mandatory", movement_name("movmatrix", shape, 1, trans, ty))));
     }
     let t: Vec<Mat> = frag.gather(std::slice::from_ref(a)).iter().map(Mat::transpose).collect();
     Ok(frag.scatter(&t)[0])
@@ -656,7 +662,7 @@ fn multiply(t: &MmaTypes, a: &Mat, b: &Mat, c: Option<&Mat>, x: Arith) -> Mat {
 }
 
 /// Gathers A, B, C, multiplies each group, scatters D.
-fn run_mma(op: &Mma, form: &str, frags: [Frag; 4], a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
+fn run_mma(op: &Mma, form: &dyn Fn() -> String, frags: [Frag; 4], a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
     let [fa, fb, fc, fd] = frags;
     check_regs(form, "A", &fa, a.len())?;
     check_regs(form, "B", &fb, b.len())?;
@@ -676,7 +682,7 @@ fn run_mma(op: &Mma, form: &str, frags: [Frag; 4], a: &[Lanes], b: &[Lanes], c: 
 /// `m8n8k32` and `m16n8k64` `.s4/.u4`; `m8n8k128`, `m16n8k128`, `m16n8k256` `.b1` with
 /// `.xor.popc`/`.and.popc`; all but `m8n8k4.f16` `.row.col` only.
 pub fn mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
-    let form = op.name("mma");
+    let form = || op.name("mma");
     let t = &op.types;
     let inputs = match (op.shape, t.a, t.b) {
         ((8, 8, 4), Ty::F16, Ty::F16) => true,
@@ -691,7 +697,7 @@ pub fn mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>
     };
     let layouts = (op.a_row && !op.b_row) || op.volta();
     if !layouts || !op.types_ok(inputs) {
-        return Err(Unsupported(form));
+        return Err(Unsupported(form()));
     }
     let frags = [op.mma_frag(Operand::A, t.a), op.mma_frag(Operand::B, t.b), op.mma_frag(Operand::C, t.c), op.mma_frag(Operand::C, t.d)];
     run_mma(op, &form, frags, a, b, c)
@@ -716,11 +722,11 @@ fn wmma_type_ok(shape: (u16, u16, u16), which: Operand, ty: Ty) -> bool {
 /// `m8n8k32` `.s4/.u4` and `m8n8k128.b1` (`.xor.popc`/`.and.popc`), `.s32`.
 /// The layouts do not change the fragments (the loads apply them).
 pub fn wmma_mma(op: &Mma, a: &[Lanes], b: &[Lanes], c: &[Lanes]) -> Result<Vec<Lanes>, Unsupported> {
-    let form = op.name("wmma.mma");
+    let form = || op.name("wmma.mma");
     let t = &op.types;
     let inputs = wmma_type_ok(op.shape, Operand::A, t.a) && (t.a == t.b || is_int8(t.a) && is_int8(t.b) || is_int4(t.a) && is_int4(t.b));
     if !op.types_ok(inputs) || !wmma_type_ok(op.shape, Operand::C, t.c) {
-        return Err(Unsupported(form));
+        return Err(Unsupported(form()));
     }
     let frags = [wmma_frag(op.shape, Operand::A, t.a), wmma_frag(op.shape, Operand::B, t.b), wmma_frag(op.shape, Operand::C, t.c), wmma_frag(op.shape, Operand::C, t.d)];
     run_mma(op, &form, frags, a, b, c)
@@ -739,18 +745,23 @@ impl WmmaMem {
         let ld = if self.row_major { cols } else { rows };
         (row as u64, col as u64, ld as u64)
     }
-    /// Address of element `i` of `lane` (the byte holding it, and the bit position of a sub-byte
-    /// element in it, elements packed low to high), and its (group-0) storage coordinates.
-    fn address(&self, f: &Frag, lane: usize, i: usize, base: &Lanes, stride: Option<&Lanes>) -> (u64, u32, usize, usize) {
-        let (_, r, c) = f.locate(lane, i);
-        let (row, col, default_ld) = self.logical(f, r, c);
-        let ld = stride.map_or(default_ld, |s| s[lane] & 0xFFFF_FFFF);
-        let (major, minor) = if self.row_major { (row, col) } else { (col, row) };
-        let bit = major.wrapping_mul(ld).wrapping_add(minor).wrapping_mul(f.bits as u64);
-        (base[lane].wrapping_add(bit / 8), (bit % 8) as u32, r, c)
+    /// Calls `access(lane, address, bit, r, c)` for every element of the fragment's first copy:
+    /// the byte holding storage element (r, c) and the bit position of a sub-byte element in it
+    /// (elements packed low to high). Stops at the first error.
+    fn each_access<E>(&self, f: &Frag, base: &Lanes, stride: Option<&Lanes>, mut access: impl FnMut(usize, u64, u32, usize, usize) -> Result<(), E>) -> Result<(), E> {
+        let mut out = Ok(());
+        f.each(|lane, _, copy, r, c| {
+            if copy == 0 && out.is_ok() {
+                let (row, col, default_ld) = self.logical(f, r, c);
+                let ld = stride.map_or(default_ld, |s| s[lane] & 0xFFFF_FFFF);
+                let (major, minor) = if self.row_major { (row, col) } else { (col, row) };
+                let bit = major.wrapping_mul(ld).wrapping_add(minor).wrapping_mul(f.bits as u64);
+                out = access(lane, base[lane].wrapping_add(bit / 8), (bit % 8) as u32, r, c);
+            }
+        });
+        out
     }
-    fn check(&self, op: &str) -> Result<(Frag, String), Unsupported> {
-        let form = self.name(op);
+    fn check(&self, op: &str) -> Result<Frag, Unsupported> {
         // Sub-byte A and B exist only with K contiguous (`.row` A, `.col` B).
         let k_major = match self.operand {
             Operand::A => self.row_major,
@@ -758,9 +769,9 @@ impl WmmaMem {
             Operand::C => true,
         };
         if !wmma_type_ok(self.shape, self.operand, self.ty) || (self.ty.bits() < 8 && !k_major) {
-            return Err(Unsupported(form));
+            return Err(Unsupported(self.name(op)));
         }
-        Ok((wmma_frag(self.shape, self.operand, self.ty), form))
+        Ok(wmma_frag(self.shape, self.operand, self.ty))
     }
 }
 
@@ -770,37 +781,31 @@ impl WmmaMem {
 /// are packed low to high in memory and exist only as `.row` A and `.col` B). Returns the
 /// fragment registers.
 pub fn wmma_load<E>(op: &WmmaMem, base: &Lanes, stride: Option<&Lanes>, read: &mut Read<'_, E>) -> Result<Vec<Lanes>, TensorError<E>> {
-    let (f, _) = op.check("wmma.load")?;
+    let f = op.check("wmma.load")?;
     let size = f.bits.div_ceil(8) as usize;
     let mut m = Mat::new(f.rows, f.cols);
-    let mut buf = [0u8; 8];
-    for lane in 0..32 {
-        for i in 0..f.elems() {
-            let (addr, shift, r, c) = op.address(&f, lane, i, base, stride);
-            read(lane, addr, &mut buf[..size]).map_err(TensorError::Memory)?;
-            m.set(r, c, (u64::from_le_bytes(buf) >> shift) & f.mask());
-        }
-    }
+    op.each_access(&f, base, stride, |lane, addr, shift, r, c| {
+        let mut buf = [0u8; 8];
+        read(lane, addr, &mut buf[..size])?;
+        m.set(r, c, (u64::from_le_bytes(buf) >> shift) & f.mask());
+        Ok(())
+    })
+    .map_err(TensorError::Memory)?;
     Ok(f.scatter(&[m]))
 }
 
 /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}`: the inverse of
 /// [`wmma_load`] for an accumulator fragment (`op.operand` must be [`Operand::C`]).
 pub fn wmma_store<E>(op: &WmmaMem, base: &Lanes, stride: Option<&Lanes>, d: &[Lanes], write: &mut Write<'_, E>) -> Result<(), TensorError<E>> {
-    let (f, form) = op.check("wmma.store.d")?;
+    let f = op.check("wmma.store.d")?;
+    let form = || op.name("wmma.store.d");
     if op.operand != Operand::C {
-        return Err(Unsupported(format!("{form}: only the accumulator is stored")).into());
+        return Err(Unsupported(format!("{}: only the accumulator is stored", form())).into());
     }
     check_regs(&form, "the source", &f, d.len())?;
     let m = f.gather(d);
     let size = (f.bits / 8) as usize;
-    for lane in 0..32 {
-        for i in 0..f.elems() {
-            let (addr, _, r, c) = op.address(&f, lane, i, base, stride);
-            write(lane, addr, &m[0].get(r, c).to_le_bytes()[..size]).map_err(TensorError::Memory)?;
-        }
-    }
-    Ok(())
+    op.each_access(&f, base, stride, |lane, addr, _, r, c| write(lane, addr, &m[0].get(r, c).to_le_bytes()[..size])).map_err(TensorError::Memory)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -859,10 +864,10 @@ impl Desc {
 }
 
 /// Reads a `rows`×`cols` (MN × K) matrix of `ty` through a descriptor, 16 bytes at a time.
-fn read_desc<E>(form: &str, desc: u64, mn_major: bool, ty: Ty, rows: usize, cols: usize, read: &mut Read<'_, E>) -> Result<Mat, TensorError<E>> {
+fn read_desc<E>(form: &dyn Fn() -> String, desc: u64, mn_major: bool, ty: Ty, rows: usize, cols: usize, read: &mut Read<'_, E>) -> Result<Mat, TensorError<E>> {
     let d = Desc::decode(desc);
     if d.base_offset != 0 && d.swizzle != 0 {
-        return Err(Unsupported(format!("{form}: matrix descriptor base offset {} (a swizzle pattern not starting at its {}-byte boundary)", d.base_offset, d.swizzle * 8)).into());
+        return Err(Unsupported(format!("{}: matrix descriptor base offset {} (a swizzle pattern not starting at its {}-byte boundary)", form(), d.base_offset, d.swizzle * 8)).into());
     }
     let size = (ty.bits() / 8) as usize;
     let t = 16 / size;
@@ -966,9 +971,9 @@ impl Wgmma {
 /// Forms: `k16` `.f16` (`.f16`/`.f32` D) and `.bf16` (`.f32`); `k8.tf32`; `k32` `.e4m3/.e5m2`
 /// (`.f16`/`.f32`) and `.s8/.u8` (`.s32`, optionally `.satfinite`, which only integer forms take).
 pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], read: &mut Read<'_, E>) -> Result<(), TensorError<E>> {
-    let form = op.name();
+    let form = || op.name();
     if !op.valid() {
-        return Err(Unsupported(form).into());
+        return Err(Unsupported(form()).into());
     }
     let (n, k) = (op.shape.1 as usize, op.shape.2 as usize);
     let types = MmaTypes { d: op.dtype, a: op.atype, b: op.btype, c: op.dtype };
