@@ -614,51 +614,80 @@ fn to_int(t: Ty, bits: u64) -> i64 {
 }
 
 /// `D = op(A)·op(B) + C` on storage-coordinate matrices: `a` is M×K, `b` N×K, `c` M×N or none
-/// (D = A·B). Element bits in, element bits out. Operands are decoded once, then each D element
-/// is one dot product of rows of `a` and `b`.
+/// (D = A·B). Element bits in, element bits out. Operands are decoded once; every D element is
+/// accumulated from its start value in ascending k.
 fn multiply(t: &MmaTypes, a: &Mat, b: &Mat, c: Option<&Mat>, x: Arith) -> Mat {
-    let k = a.cols;
-    let each = |f: &mut dyn FnMut(usize, usize, Option<u64>) -> u64| {
-        let mut d = Mat::new(a.rows, b.rows);
-        for i in 0..a.rows {
-            for j in 0..b.rows {
-                d.set(i, j, f(i, j, c.map(|c| c.get(i, j))));
-            }
-        }
-        d
-    };
+    let cv = |i: usize, j: usize| c.map(|c| c.get(i, j));
     match t.d {
         Ty::S32 => {
-            let (av, bv): (Vec<i64>, Vec<i64>) = (a.v.iter().map(|&e| to_int(t.a, e)).collect(), b.v.iter().map(|&e| to_int(t.b, e)).collect());
-            each(&mut |i, j, cv| {
-                let term = |(p, q): (&i64, &i64)| match x.popc {
-                    Some(BoolOp::Xor) => p ^ q,
-                    Some(_) => p & q,
-                    None => p * q,
-                };
-                let dot: i64 = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).map(term).sum();
-                let sum = cv.map_or(0, |c| to_int(Ty::S32, c)) + dot;
+            let term = |p: i64, q: i64| match x.popc {
+                Some(BoolOp::Xor) => p ^ q,
+                Some(_) => p & q,
+                None => p * q,
+            };
+            let finish = |sum: i64| {
                 let sum = if x.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
                 sum as i32 as u32 as u64
-            })
+            };
+            let start = |i, j| cv(i, j).map_or(0, |c| to_int(Ty::S32, c));
+            accumulate(a, b, |is_a, e| to_int(if is_a { t.a } else { t.b }, e), start, |s, p, q| s + term(p, q), finish)
         }
         Ty::F64 => {
             let sign = |neg: bool| if neg { 1u64 << 63 } else { 0 };
-            each(&mut |i, j, cv| {
-                (0..k).fold(cv.unwrap_or(sign(true)), |s, kk| fp::f64::fma(a.get(i, kk) ^ sign(x.negate_a), b.get(j, kk) ^ sign(x.negate_b), s, x.rnd, false, false))
-            })
+            let mut d = Mat::new(a.rows, b.rows);
+            for i in 0..a.rows {
+                for j in 0..b.rows {
+                    let fma = |s, kk| fp::f64::fma(a.get(i, kk) ^ sign(x.negate_a), b.get(j, kk) ^ sign(x.negate_b), s, x.rnd, false, false);
+                    d.set(i, j, (0..a.cols).fold(cv(i, j).unwrap_or(sign(true)), fma));
+                }
+            }
+            d
         }
         _ => {
-            let value = |ty: Ty, neg: bool, m: &Mat| -> Vec<f64> { m.v.iter().map(|&e| if neg { -to_f64(ty, e) } else { to_f64(ty, e) }).collect() };
-            let (av, bv) = (value(t.a, x.negate_a, a), value(t.b, x.negate_b, b));
-            each(&mut |i, j, cv| {
-                // −0.0 is the identity of IEEE addition: D = A·B keeps the sign of an all-(−0) sum.
-                let start = cv.map_or(-0.0, |c| to_f64(t.c, c));
-                let sum = av[i * k..(i + 1) * k].iter().zip(&bv[j * k..(j + 1) * k]).fold(start, |s, (p, q)| s + p * q);
-                from_f64(t.d, sum)
-            })
+            let value = |is_a: bool, e: u64| {
+                let (ty, neg) = if is_a { (t.a, x.negate_a) } else { (t.b, x.negate_b) };
+                if neg {
+                    -to_f64(ty, e)
+                } else {
+                    to_f64(ty, e)
+                }
+            };
+            // −0.0 is the identity of IEEE addition: D = A·B keeps the sign of an all-(−0) sum.
+            let start = |i, j| cv(i, j).map_or(-0.0, |c| to_f64(t.c, c));
+            accumulate(a, b, value, start, |s, p, q| s + p * q, |sum| from_f64(t.d, sum))
         }
     }
+}
+
+/// D\[i\]\[j\] = `finish`(`step`(… `step`(`start(i, j)`, a\[i\]\[0\], b\[j\]\[0\]) …, a\[i\]\[K−1\],
+/// b\[j\]\[K−1\])) over values decoded by `value(is_a, bits)`; a row of D is accumulated at once
+/// (k outer, j inner) so that independent sums proceed side by side.
+fn accumulate<T: Copy>(
+    a: &Mat,
+    b: &Mat,
+    value: impl Fn(bool, u64) -> T,
+    start: impl Fn(usize, usize) -> T,
+    step: impl Fn(T, T, T) -> T,
+    finish: impl Fn(T) -> u64,
+) -> Mat {
+    let (n, k) = (b.rows, a.cols);
+    let av: Vec<T> = a.v.iter().map(|&e| value(true, e)).collect();
+    // B k-major: bt[kk·N + j].
+    let bt: Vec<T> = (0..k * n).map(|x| value(false, b.get(x % n, x / n))).collect();
+    let mut d = Mat::new(a.rows, n);
+    for i in 0..a.rows {
+        let mut acc: Vec<T> = (0..n).map(|j| start(i, j)).collect();
+        for kk in 0..k {
+            let p = av[i * k + kk];
+            for (s, &q) in acc.iter_mut().zip(&bt[kk * n..(kk + 1) * n]) {
+                *s = step(*s, p, q);
+            }
+        }
+        for (j, s) in acc.into_iter().enumerate() {
+            d.set(i, j, finish(s));
+        }
+    }
+    d
 }
 
 /// Gathers A, B, C, multiplies each group, scatters D.
