@@ -246,8 +246,9 @@ impl Mat {
     }
     /// Stacks matrices of equal width.
     fn stack(parts: &[Mat]) -> Mat {
-        let cols = parts.first().map_or(0, |p| p.cols);
-        Mat { rows: parts.iter().map(|p| p.rows).sum(), cols, v: parts.iter().flat_map(|p| p.v.iter().copied()).collect() }
+        let mut v = Vec::with_capacity(parts.iter().map(|p| p.v.len()).sum());
+        parts.iter().for_each(|p| v.extend_from_slice(&p.v));
+        Mat { rows: parts.iter().map(|p| p.rows).sum(), cols: parts.first().map_or(0, |p| p.cols), v }
     }
 }
 
@@ -347,11 +348,15 @@ impl Frag {
     /// The groups' matrices from registers (`regs.len()` must be [`Frag::regs`]); copies beyond
     /// the first are not read.
     fn gather(&self, regs: &[Lanes]) -> Vec<Mat> {
+        self.gather_by(|r, lane| regs[r][lane])
+    }
+    /// [`Frag::gather`] from `reg(register, lane)`.
+    fn gather_by(&self, reg: impl Fn(usize, usize) -> u64) -> Vec<Mat> {
         let mut mats = vec![Mat::new(self.rows, self.cols); self.groups];
         let (pack, mask) = (self.pack(), self.mask());
         self.each(|lane, i, m, r, c| {
             if m < self.groups {
-                mats[m].set(r, c, (regs[i / pack][lane] >> ((i % pack) as u32 * self.bits)) & mask);
+                mats[m].set(r, c, (reg(i / pack, lane) >> ((i % pack) as u32 * self.bits)) & mask);
             }
         });
         mats
@@ -1009,16 +1014,17 @@ pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], re
     let fd = Frag::tiles(16, n, op.dtype.bits(), 2, 1);
     let fa = Frag::tiles(16, k, op.atype.bits(), pack(op.atype.bits()), 1);
     check_regs(&form, "D", &fd, d.len())?;
-    let warp = |regs: &[[Lanes; 4]], w: usize| -> Vec<Lanes> { regs.iter().map(|r| r[w]).collect() };
+    // The 64-row matrix of a per-warp fragment: warp w holds rows 16w..16w+15.
+    let stack = |f: &Frag, regs: &[[Lanes; 4]]| Mat::stack(&(0..4).flat_map(|w| f.gather_by(|r, lane| regs[r][w][lane])).collect::<Vec<_>>());
     let am = match a {
         WgmmaA::Desc(desc) => read_desc(&form, desc, op.trans_a, op.atype, 64, k, read)?,
         WgmmaA::Regs(regs) => {
             check_regs(&form, "A", &fa, regs.len())?;
-            Mat::stack(&(0..4).flat_map(|w| fa.gather(&warp(regs, w))).collect::<Vec<_>>())
+            stack(&fa, regs)
         }
     };
     let bm = read_desc(&form, b_desc, op.trans_b, op.btype, n, k, read)?;
-    let cm = op.scale_d.then(|| Mat::stack(&(0..4).flat_map(|w| fd.gather(&warp(d, w))).collect::<Vec<_>>()));
+    let cm = op.scale_d.then(|| stack(&fd, d));
     let x = Arith { negate_a: op.negate_a, negate_b: op.negate_b, satfinite: op.satfinite, rnd: Rounding::Rn, popc: None };
     let dm = multiply(&types, &am, &bm, cm.as_ref(), x);
     for w in 0..4 {
