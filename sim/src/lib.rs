@@ -33,3 +33,4 @@ pub mod occupancy;
 pub mod overlay;
 pub mod sm;
 pub mod launch;
+pub mod tensor;
