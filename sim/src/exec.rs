@@ -519,6 +519,7 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
                 (st, !wait)
             }
             Op::Cp(cp) => (crate::exec_async::copy(w, &mut c, inst, cp, exec)?, true),
+            Op::Matrix(mx) => (crate::exec_tensor::matrix(w, &mut c, inst, mx, exec)?, true),
             Op::St if inst.m.has(flag::ASYNC) => (crate::exec_async::store_async(w, &mut c, inst, exec)?, true),
             Op::Createpolicy => {
                 // Cache policies only steer L2 replacement; the value is opaque to programs.

@@ -14,6 +14,7 @@ pub mod dram;
 pub mod l2;
 pub mod exec;
 pub mod exec_async;
+pub mod exec_tensor;
 pub mod mbarrier;
 pub mod tma;
 pub mod fault;
