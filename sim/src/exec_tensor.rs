@@ -58,6 +58,15 @@ fn form_fault(c: &Ctx<'_, '_>, w: &Warp, lane: usize, e: TensorError<Fault>) -> 
     }
 }
 
+/// Records the 16-byte rows an `ldmatrix`/`stmatrix` moves (lanes 0..8·num give them) for the
+/// timing model's bank-conflict count.
+fn row_trace(c: &mut Ctx<'_, '_>, a: &Lanes, num: u8, write: bool) {
+    let rows = (8 * num as u32).min(32);
+    let mask = if rows >= 32 { u32::MAX } else { (1u32 << rows) - 1 };
+    c.env.trace.addr = *a;
+    c.trace(crate::exec::TraceSpace::Shared, write, false, 16, mask);
+}
+
 pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixOp, exec: u32) -> Result<Step, Fault> {
     let m = &inst.m;
     let lane0 = (exec.trailing_zeros() as usize).min(31);
@@ -72,6 +81,7 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
             }
             .map_err(|e| form_fault(c, w, lane0, e))?;
             scatter(c, w, &inst.ops[0], &out, exec);
+            row_trace(c, &a, m.num.max(1), false);
             Ok(Step::Continue)
         }
         MatrixOp::Stmatrix => {
@@ -86,6 +96,7 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
                 tensor::stmatrix(shape, m.num.max(1), m.has(flag::TRANS), m.ty(), &a, &src, &mut write)
             }
             .map_err(|e| form_fault(c, w, lane0, e))?;
+            row_trace(c, &a, m.num.max(1), true);
             Ok(Step::Continue)
         }
         MatrixOp::Movmatrix => {

@@ -26,6 +26,8 @@ pub enum RunError {
     Args { workload: String, message: String },
     #[error("{0}")]
     Fault(Box<Fault>),
+    #[error("{0}")]
+    Feature(String),
 }
 
 impl From<Fault> for RunError {
@@ -190,6 +192,7 @@ pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
 pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, cfg.sm.count)?;
+    crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
     let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, max_cycles: 1 << 40 };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;

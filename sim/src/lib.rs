@@ -18,6 +18,7 @@ pub mod exec_tensor;
 pub mod mbarrier;
 pub mod tma;
 pub mod fault;
+pub mod features;
 pub mod kernel;
 pub mod memory;
 pub mod presets;

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use warpsim_isa::inst::{Class, Op};
+use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
 
@@ -156,6 +156,9 @@ struct TWarp {
     waiting_groups: Option<(usize, u32)>,
     /// `cp.async.mbarrier.arrive` events waiting for the warp's copies to finish.
     after_copies: Vec<AsyncEvent>,
+    /// `wgmma`: completion of the open (uncommitted) batch and of committed groups, oldest first.
+    wgmma_open: u64,
+    wgmma_groups: std::collections::VecDeque<u64>,
 }
 
 /// One asynchronous copy group of a warp.
@@ -347,6 +350,8 @@ impl Sm {
                 groups: Default::default(),
                 waiting_groups: None,
                 after_copies: Vec::new(),
+                wgmma_open: 0,
+                wgmma_groups: std::collections::VecDeque::new(),
             });
             self.next_age += 1;
             self.sps[sp].warps.push(wi);
@@ -386,7 +391,12 @@ impl Sm {
         let pc = tw.w.pc() as usize;
         let Some(inst) = self.k.prog.insts.get(pc) else { return };
         let (mut t, mut dep) = (tw.next, tw.next_dep);
+        // A wgmma chain accumulates into D inside the tensor pipe: it does not wait for D.
+        let accumulates = inst.op == Op::Matrix(MatrixOp::WgmmaMma);
         for &r in inst.uses.iter().chain(inst.defs.iter()) {
+            if accumulates && inst.defs.contains(&r) {
+                continue;
+            }
             let rr = tw.reg_ready[r as usize];
             if rr > t {
                 t = rr;
@@ -588,6 +598,11 @@ impl Sm {
     fn timing(&mut self, wi: usize, inst: &warpsim_isa::Inst, unit: Unit, pipe_lat: u64) -> Result<(u64, Dep, Option<u32>), Fault> {
         let now = self.now;
         let cfg = Arc::clone(&self.cfg);
+        if let Op::Matrix(mx) = inst.op {
+            if !matches!(mx, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
+                return Ok(self.matrix_timing(wi, inst, mx));
+            }
+        }
         let tr = &self.trace;
         if tr.mask == 0 || tr.space == TraceSpace::None {
             let dep = match unit {
@@ -626,6 +641,62 @@ impl Sm {
             }
             TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, inst),
             TraceSpace::None => Ok((pipe_lat, Dep::Fixed, None)),
+        }
+    }
+
+    /// Tensor-core timing: the pipe is busy for the warp's multiply-accumulates at the SM's rate
+    /// (split over sub-partitions); `mma.sync` results come after the pipe latency scaled by the
+    /// bytes of K, `wgmma` results after `base + N / divisor`; `wgmma.wait_group` waits for groups.
+    fn matrix_timing(&mut self, wi: usize, inst: &warpsim_isa::Inst, mx: MatrixOp) -> (u64, Dep, Option<u32>) {
+        let now = self.now;
+        let cfg = Arc::clone(&self.cfg);
+        let (m, n, k) = inst.m.shape.unwrap_or((16, 8, 16));
+        let abytes = inst.m.types.get(1).map_or(2, |t| t.bytes().max(1)) as u64;
+        // Rate in multiply-accumulates per cycle per sub-partition for this input width.
+        let per_sp = cfg.tensor.fp16_fma_per_cycle as f64 / cfg.sm.sub_partitions.max(1) as f64 * 2.0 / abytes as f64;
+        let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
+        let busy = |macs: u64| (macs as f64 / per_sp.max(1.0)).ceil() as u64;
+        match mx {
+            MatrixOp::Mma | MatrixOp::WmmaMma => {
+                let occ = busy(m as u64 * n as u64 * k as u64);
+                let pf = &mut self.sps[sp].pipe_free[Unit::Tensor as usize];
+                *pf = (*pf).max(now) + occ.saturating_sub(1);
+                let kbytes = k as i64 * abytes as i64;
+                let lat = (cfg.pipes.tensor.latency as i64 + (kbytes - 32) / 2).max(4) as u64 + occ;
+                (lat, Dep::Short, None)
+            }
+            MatrixOp::WgmmaMma => {
+                // This warp's quarter of the warpgroup's M = 64 rows.
+                let occ = busy(16 * n as u64 * k as u64);
+                let pf = &mut self.sps[sp].pipe_free[Unit::Tensor as usize];
+                let start = (*pf).max(now);
+                *pf = start + occ;
+                let done = start + cfg.tensor.wgmma_base_latency as u64 + n as u64 / cfg.tensor.wgmma_n_divisor.max(1) as u64;
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    tw.wgmma_open = tw.wgmma_open.max(done);
+                }
+                (done - now, Dep::Short, None)
+            }
+            MatrixOp::WgmmaCommit => {
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    let t = std::mem::take(&mut tw.wgmma_open);
+                    tw.wgmma_groups.push_back(t);
+                }
+                (1, Dep::Fixed, None)
+            }
+            MatrixOp::WgmmaWait => {
+                let n_keep = inst.ops.first().map_or(0, |o| if let warpsim_isa::inst::Opnd::Imm(v) = o { *v as usize } else { 0 });
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    let mut t = 0;
+                    while tw.wgmma_groups.len() > n_keep {
+                        t = t.max(tw.wgmma_groups.pop_front().unwrap_or(0));
+                    }
+                    tw.next = tw.next.max(t);
+                    tw.next_dep = Dep::Short;
+                }
+                (1, Dep::Fixed, None)
+            }
+            _ => (cfg.pipes.alu.latency as u64, Dep::Fixed, None),
         }
     }
 
