@@ -68,7 +68,7 @@ enum PresetCmd {
 
 /// Architecture selection shared by the commands that simulate in time.
 #[derive(clap::Args, Clone)]
-struct ArchArgs {
+pub struct ArchArgs {
     /// Preset name (`warpsim presets`) or a preset TOML file.
     #[arg(long, default_value = "hopper-h200")]
     arch: String,
@@ -98,7 +98,7 @@ struct RunArgs {
 }
 
 /// Loads the preset (or file) and applies `--set` overrides.
-fn arch_config(a: &ArchArgs) -> Result<warpsim_sim::config::ArchConfig> {
+pub fn arch_config(a: &ArchArgs) -> Result<warpsim_sim::config::ArchConfig> {
     use warpsim_sim::presets;
     let sets: Vec<(String, String)> = a.set.iter().map(|s| presets::parse_set(s)).collect::<Result<_, _>>()?;
     let base = if a.arch.ends_with(".toml") {

@@ -17,6 +17,35 @@ pub enum ValidateCmd {
     SelfCheck(SelfCheckArgs),
     /// Add ncu counters to a gpu-run dataset; writes FILE.json and FILE.csv.
     Merge(MergeArgs),
+    /// Simulate every measured workload and compare cycles and counters with the dataset.
+    Correlate(CorrelateArgs),
+}
+
+#[derive(Args)]
+pub struct CorrelateArgs {
+    #[command(flatten)]
+    arch: crate::ArchArgs,
+    /// Hardware dataset (default: the newest `validate/data/h200/*.json` of this checkout).
+    #[arg(long, value_name = "FILE.json")]
+    data: Option<PathBuf>,
+    /// Where the CSV, JSON and scatter plot go.
+    #[arg(long, value_name = "DIR", default_value = "validate/out")]
+    out: PathBuf,
+    /// Workloads simulated in parallel (results do not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+/// The newest dataset in the checkout's `validate/data/h200/`.
+pub fn newest_dataset() -> Result<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("validate/data/h200");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files.pop().with_context(|| format!("no dataset in {}", dir.display()))
 }
 
 #[derive(Args)]
@@ -116,7 +145,57 @@ pub fn run(cmd: ValidateCmd) -> Result<()> {
             finish(&d, a.out.as_deref())
         }
         ValidateCmd::Merge(a) => merge(a),
+        ValidateCmd::Correlate(a) => correlate(a),
     }
+}
+
+fn correlate(a: CorrelateArgs) -> Result<()> {
+    let cfg = crate::arch_config(&a.arch)?;
+    let path = match a.data {
+        Some(p) => p,
+        None => newest_dataset()?,
+    };
+    let ds = Dataset::load(&path)?;
+    let name = path.display().to_string();
+    let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, a.threads);
+    rows.sort_by(|x, y| y.cycle_error_pct.abs().total_cmp(&x.cycle_error_pct.abs()));
+    out!("{:<28} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>8}", "workload", "measured", "simulated", "error", "inst (ncu)", "inst (sim)", "error");
+    for r in &rows {
+        let f = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.0}"));
+        let e = r.inst_error_pct.map_or("-".to_string(), |v| format!("{v:+.1}%"));
+        out!(
+            "{:<28} {:>12.0} {:>12.0} {:>+7.1}%   {:>12} {:>12} {:>8}",
+            r.workload,
+            r.measured_cycles,
+            r.simulated_cycles,
+            r.cycle_error_pct,
+            f(r.measured_insts),
+            f(r.simulated_insts),
+            e
+        );
+    }
+    for (w, why) in &s.skipped {
+        out!("skipped {w}: {why}");
+    }
+    out!(
+        "{} vs {}: {} workloads, MAPE {:.1}%, median |error| {:.1}%, Pearson r {:.4} (log cycles {:.4}), worst {} {:+.1}%, {} within ±25%; instruction-count MAPE {:.1}%",
+        s.arch,
+        s.dataset,
+        s.n,
+        s.mape_pct,
+        s.median_abs_error_pct,
+        s.pearson_r,
+        s.pearson_r_log,
+        s.worst,
+        s.worst_error_pct,
+        s.within_25_pct,
+        s.inst_mape_pct
+    );
+    let files = warpsim_validate::correlate::write(&a.out, &rows, &s)?;
+    for f in files {
+        out!("wrote {}", f.display());
+    }
+    Ok(())
 }
 
 /// Writes the dataset if asked, prints the totals, and fails when a workload failed.

@@ -12,6 +12,7 @@
 //! and the dry-run device of the self-check), [`gpu`] (the CUDA driver device), [`dataset`],
 //! [`ncu`], [`merge`], [`error`].
 
+pub mod correlate;
 pub mod dataset;
 pub mod error;
 pub mod gpu;
