@@ -22,6 +22,7 @@ use crate::l2::{MemSys, ReqKind};
 use crate::memory::DeviceMemory;
 use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
+use crate::gpc::Gpc;
 use crate::sm::{Sm, SmStats, PENDING, STALL_NAMES};
 
 /// How to run.
@@ -76,25 +77,61 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
     let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog));
     let nsm = cfg.sm.count.max(1);
-    let mut sms: Vec<Sm> =
-        (0..nsm).map(|i| Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&costs), occ.l1_bytes)).collect();
+    let ngpc = cfg.sm.gpcs.clamp(1, nsm);
+    // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).
+    let mut gpcs: Vec<Gpc> = (0..ngpc).map(|_| Gpc { sms: Vec::new(), arena: Default::default() }).collect();
+    for i in 0..nsm {
+        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&costs), occ.l1_bytes));
+    }
     let mut memsys = MemSys::new(&cfg);
-    let total = k.dims.ctas();
-    let launch = cfg.sm.cta_launch_latency as u64;
-    let mut next_cta = 0u64;
-    let mut spans: Vec<CtaSpan> = Vec::new();
-    let mut start_of: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-    let warps_per_cta = k.dims.warps_per_cta() as u64;
-    // Initial dispatch: round robin over SMs, one CTA per SM per round.
-    for _ in 0..occ.ctas_per_sm {
-        for sm in sms.iter_mut() {
-            if next_cta < total {
-                sm.admit(next_cta, occ.res, launch, next_cta * warps_per_cta);
-                start_of.insert(next_cta, (sm.id, 0));
-                next_cta += 1;
+    let d = k.dims;
+    let per_cluster = d.cluster_size() as usize;
+    if per_cluster > occ.ctas_per_sm as usize * (nsm / ngpc).max(1) as usize {
+        return Err(bad(format!("a cluster of {per_cluster} CTAs does not fit in one GPC of {} SMs", nsm / ngpc)));
+    }
+    let [cx, cy, cz] = d.cluster;
+    let nclusters = [d.grid[0] / cx, d.grid[1] / cy, d.grid[2] / cz];
+    let total_clusters = nclusters.iter().map(|&x| x as u64).product::<u64>();
+    // The CTAs of cluster `c`, by rank (x fastest), as linear CTA ids.
+    let cluster_ctas = |c: u64| -> Vec<u64> {
+        let (kx, ky, kz) = (c % nclusters[0] as u64, (c / nclusters[0] as u64) % nclusters[1] as u64, c / (nclusters[0] as u64 * nclusters[1] as u64));
+        let mut v = Vec::with_capacity(per_cluster);
+        for rz in 0..cz as u64 {
+            for ry in 0..cy as u64 {
+                for rx in 0..cx as u64 {
+                    let (x, y, z) = (kx * cx as u64 + rx, ky * cy as u64 + ry, kz * cz as u64 + rz);
+                    v.push(x + d.grid[0] as u64 * (y + d.grid[1] as u64 * z));
+                }
             }
         }
-    }
+        v
+    };
+    let launch = cfg.sm.cta_launch_latency as u64;
+    let mut next_cluster = 0u64;
+    let mut rr = 0usize;
+    let mut spans: Vec<CtaSpan> = Vec::new();
+    let mut start_of: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
+    // Dispatch clusters round robin over GPCs while any GPC has room.
+    let dispatch = |gpcs: &mut Vec<Gpc>, next_cluster: &mut u64, rr: &mut usize, start_of: &mut BTreeMap<u64, (u32, u64)>| {
+        while *next_cluster < total_clusters {
+            let ctas = cluster_ctas(*next_cluster);
+            let mut placed = None;
+            for step in 0..gpcs.len() {
+                let g = (*rr + step) % gpcs.len();
+                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, occ.ctas_per_sm as usize, launch, k.smem_bytes) {
+                    *rr = g + 1;
+                    placed = Some(p);
+                    break;
+                }
+            }
+            let Some(p) = placed else { break };
+            for (sm, cta, t) in p {
+                start_of.insert(cta, (sm, t));
+            }
+            *next_cluster += 1;
+        }
+    };
+    dispatch(&mut gpcs, &mut next_cluster, &mut rr, &mut start_of);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().map_err(|e| bad(e.to_string()))?;
     let w = window(&cfg);
     let mut now = 0u64;
@@ -106,14 +143,17 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         let until = now + w;
         let faults: Vec<Fault> = if opts.threads > 1 {
             let base: &DeviceMemory = mem;
-            pool.install(|| sms.par_iter_mut().filter_map(|sm| sm.run_window(until, base).err()).collect())
+            pool.install(|| gpcs.par_iter_mut().filter_map(|g| g.run_window(until, base).err()).collect())
         } else {
-            sms.iter_mut().filter_map(|sm| sm.run_window(until, mem).err()).collect()
+            gpcs.iter_mut().filter_map(|g| g.run_window(until, mem).err()).collect()
         };
         if let Some(f) = faults.into_iter().next() {
-            // SMs are visited in id order, so the first fault is the lowest SM's.
+            // GPCs are visited in order, so the first fault is the lowest GPC's.
             return Err(f);
         }
+        // SMs by global id for the merges.
+        let mut sms: Vec<&mut Sm> = gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()).collect();
+        sms.sort_by_key(|s| s.id);
         // Memory requests, in (cycle, SM, issue order).
         reqs.clear();
         for sm in sms.iter_mut() {
@@ -152,40 +192,39 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         }
         for sm in sms.iter_mut() {
             sm.log.clear();
-        }
-        // Retire finished CTAs and dispatch new ones (lowest SM first).
-        for sm in sms.iter_mut() {
             for (cta, t) in std::mem::take(&mut sm.finished) {
                 sm.release_resources(occ.res);
                 let (smid, start) = start_of.remove(&cta).unwrap_or((sm.id, 0));
                 spans.push(CtaSpan { sm: smid, cta, start, end: t });
                 end = end.max(t);
             }
-            while next_cta < total && sm.resident_ctas() < occ.ctas_per_sm as usize {
-                let start = sm.now + launch;
-                sm.admit(next_cta, occ.res, start, next_cta * warps_per_cta);
-                start_of.insert(next_cta, (sm.id, sm.now));
-                next_cta += 1;
-            }
         }
-        if next_cta >= total && sms.iter().all(|s| s.idle()) {
+        drop(sms);
+        dispatch(&mut gpcs, &mut next_cluster, &mut rr, &mut start_of);
+        let all = || gpcs.iter().flat_map(|g| g.sms.iter());
+        if next_cluster >= total_clusters && all().all(|s| s.idle()) {
             break;
         }
         // Skip idle stretches.
-        let next = sms.iter().map(|s| s.next_event()).min().unwrap_or(PENDING);
-        let pending = sms.iter().any(|s| s.has_pending());
+        let next = all().map(|s| s.next_event()).min().unwrap_or(PENDING);
+        let pending = all().any(|s| s.has_pending());
         now = until;
         if next == PENDING && !pending {
-            let waiters = sms.iter().flat_map(|s| s.waiters()).collect();
+            let waiters = gpcs.iter().flat_map(|g| g.sms.iter().flat_map(|s| s.waiters(&g.arena))).collect();
             return Err(Fault::global(&k.prog.name, FaultKind::Deadlock(waiters)));
         }
         if next != PENDING && next > now {
             now = next;
         }
         if now > opts.max_cycles {
-            return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: sms.iter().map(|s| s.stats.warp_insts).sum() }));
+            return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: all().map(|s| s.stats.warp_insts).sum() }));
         }
     }
+    let sms: Vec<Sm> = {
+        let mut v: Vec<Sm> = gpcs.into_iter().flat_map(|g| g.sms).collect();
+        v.sort_by_key(|s| s.id);
+        v
+    };
     spans.sort_by_key(|s| (s.cta, s.sm));
     let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))

@@ -18,7 +18,8 @@ use crate::banks;
 use crate::cache::SectorCache;
 use crate::coalescer::{coalesce, Txn};
 use crate::config::{ArchConfig, Pipe, SchedulerPolicy};
-use crate::cta::{Arrival, CtaShared, Release};
+use crate::cluster::Arena;
+use crate::cta::{Arrival, Release};
 use crate::exec::{self, AsyncEvent, AsyncGroup, Env, MemTrace, Step, TraceSpace};
 use crate::exec_async::{apply_event, phase_of};
 use crate::fault::{Fault, FaultKind};
@@ -184,8 +185,10 @@ impl TWarp {
     }
 }
 
+/// A resident CTA: its cluster (in the GPC's arena), its rank there, and its warps.
 struct CtaSlot {
-    shared: CtaShared,
+    cluster: usize,
+    rank: usize,
     warps: Vec<usize>,
     live_warps: u32,
 }
@@ -306,11 +309,11 @@ impl Sm {
         self.resident_ctas() == 0
     }
 
-    /// Places CTA `linear` on this SM; its warps may issue from `start`.
-    pub fn admit(&mut self, linear: u64, res: CtaRes, start: u64, first_warp_uid: u64) {
+    /// Places a CTA (rank `rank` of arena cluster `cluster`) on this SM; its warps may issue
+    /// from `start`.
+    pub fn admit(&mut self, cluster: usize, rank: usize, res: CtaRes, start: u64, first_warp_uid: u64) {
         let k = &self.k;
         let d = &k.dims;
-        let id = d.cta_index(linear);
         let threads = d.threads_per_cta();
         let slot = match self.ctas.iter().position(|c| c.is_none()) {
             Some(i) => i,
@@ -358,8 +361,7 @@ impl Sm {
             wids.push(wi);
         }
         let live_warps = wids.len() as u32;
-        self.ctas[slot] =
-            Some(CtaSlot { shared: CtaShared::new(id, linear, k.smem_bytes, 0, self.id, threads), warps: wids, live_warps });
+        self.ctas[slot] = Some(CtaSlot { cluster, rank, warps: wids, live_warps });
         self.used.threads += res.threads;
         self.used.warps += res.warps;
         self.used.regs += res.regs;
@@ -407,29 +409,29 @@ impl Sm {
         tw.next_dep = dep;
     }
 
-    /// Runs until `until` (exclusive) or until nothing can issue before it.
-    pub fn run_window(&mut self, until: u64, base: &DeviceMemory) -> Result<(), Fault> {
+    /// One step of the clock: due events, then an issue attempt on every sub-partition at
+    /// `now`; the clock then moves to the next cycle, or skips to the next event (at most to
+    /// `until`) when nothing issued.
+    pub fn cycle(&mut self, until: u64, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
-        while self.now < until {
-            self.process_events();
-            let mut issued = false;
-            for sp in 0..self.sps.len() {
-                for _ in 0..width {
-                    match self.pick(sp) {
-                        Some(wi) => {
-                            self.issue(wi, base)?;
-                            issued = true;
-                        }
-                        None => break,
+        self.process_events(arena);
+        let mut issued = false;
+        for sp in 0..self.sps.len() {
+            for _ in 0..width {
+                match self.pick(sp) {
+                    Some(wi) => {
+                        self.issue(wi, base, arena)?;
+                        issued = true;
                     }
+                    None => break,
                 }
             }
-            if issued {
-                self.advance(self.now + 1);
-            } else {
-                let t = self.next_event();
-                self.advance(if t >= until { until } else { t.max(self.now + 1) });
-            }
+        }
+        if issued {
+            self.advance(self.now + 1);
+        } else {
+            let t = self.next_event();
+            self.advance(if t >= until { until } else { t.max(self.now + 1) });
         }
         Ok(())
     }
@@ -513,7 +515,7 @@ impl Sm {
     }
 
     /// Issues warp `wi`'s next instruction at `self.now`.
-    fn issue(&mut self, wi: usize, base: &DeviceMemory) -> Result<(), Fault> {
+    fn issue(&mut self, wi: usize, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let now = self.now;
         let k = Arc::clone(&self.k);
         let prog: &Program = &k.prog;
@@ -536,13 +538,14 @@ impl Sm {
         // Functional execution.
         let step = {
             let tw = self.warps[wi].as_mut().expect("warp exists");
-            let cta = self.ctas[cta_slot].as_mut().expect("warp's CTA exists");
+            let cta = self.ctas[cta_slot].as_ref().expect("warp's CTA exists");
+            let (cl, rank) = (cta.cluster, cta.rank);
             let mut view = View { base, log: &mut self.log, cycle: now, warp: wi as u32 };
             let mut env = Env {
                 k: &k,
                 gmem: &mut view,
-                ctas: std::slice::from_mut(&mut cta.shared),
-                me: 0,
+                ctas: &mut arena.get(cl).ctas,
+                me: rank,
                 clock: now,
                 trace: &mut self.trace,
                 asyncs: &mut self.asyncs,
@@ -551,11 +554,12 @@ impl Sm {
         };
         self.stats.warp_insts += 1;
         self.stats.inst_executed += cost;
+        let cl = self.ctas[cta_slot].as_ref().map_or(0, |c| c.cluster);
         if !self.asyncs.is_empty() {
-            self.start_async(wi, cta_slot);
+            self.start_async(wi, cl);
         }
-        if matches!(inst.op, Op::Mbarrier(_)) {
-            self.wake_mbarriers(cta_slot);
+        if matches!(inst.op, Op::Mbarrier(_) | Op::St) && inst.m.spaces.iter().any(|s| *s != warpsim_isa::ast::Space::Global) {
+            arena.touch(cl);
         }
         // Timing.
         let unit = unit_of(inst.class);
@@ -582,7 +586,7 @@ impl Sm {
                 tok.regs.extend_from_slice(&inst.defs);
             }
         }
-        self.after_step(wi, cta_slot, step)?;
+        self.after_step(wi, cta_slot, step, arena)?;
         self.refresh(wi);
         // Zero-cost instructions (folded by ptxas) take no issue slot: the warp may go again now.
         if cost == 0 {
@@ -820,17 +824,19 @@ impl Sm {
     }
 
     /// Handles barriers and exits after an instruction.
-    fn after_step(&mut self, wi: usize, cta_slot: usize, step: Step) -> Result<(), Fault> {
+    fn after_step(&mut self, wi: usize, cta_slot: usize, step: Step, arena: &mut Arena) -> Result<(), Fault> {
         let now = self.now;
+        let (cl, rank) = self.ctas[cta_slot].as_ref().map_or((0, 0), |c| (c.cluster, c.rank));
         match step {
             Step::Continue => {}
-            Step::Barrier(a) => self.arrive(wi, cta_slot, a),
-            Step::MbarWait { off, phase, .. } => {
+            Step::Barrier(a) => self.arrive(wi, cta_slot, a, arena),
+            Step::MbarWait { cta, off, phase } => {
                 if let Some(tw) = self.warps[wi].as_mut() {
-                    tw.w.state = WarpState::AtMbarrier { cta: cta_slot as u32, off, phase };
+                    // `cta` is the rank of the barrier's CTA in the cluster.
+                    tw.w.state = WarpState::AtMbarrier { cta: cta as u32, off, phase };
                 }
                 // The phase may have completed in this very cycle.
-                self.wake_mbarriers(cta_slot);
+                arena.touch(cl);
             }
             Step::AsyncWait { bulk, n } => {
                 if let Some(tw) = self.warps[wi].as_mut() {
@@ -841,47 +847,31 @@ impl Sm {
                 }
             }
             Step::ClusterArrive | Step::ClusterWait => {
-                // Clusters of one CTA: the cluster barrier spans the CTA's warps.
-                let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
-                let live = cta.live_warps;
+                // The cluster barrier counts the warps of every CTA of the cluster, on any SM.
+                let c = arena.get(cl);
                 let tw = self.warps[wi].as_mut().expect("warp exists");
                 if step == Step::ClusterArrive {
-                    tw.w.cluster_phase = cta.shared.cluster_phase + 1;
-                    cta.shared.cluster_arrived += 1;
-                    if cta.shared.cluster_arrived >= live {
-                        cta.shared.cluster_arrived = 0;
-                        cta.shared.cluster_phase += 1;
-                        let t = now + self.cfg.misc.cluster_barrier_latency as u64;
-                        let wids = cta.warps.clone();
-                        for w in wids {
-                            if let Some(x) = self.warps[w].as_mut() {
-                                if x.w.state == WarpState::AtClusterBarrier {
-                                    x.w.state = WarpState::Ready;
-                                    x.next = x.next.max(t);
-                                    x.next_dep = Dep::Barrier;
-                                }
-                            }
-                        }
+                    tw.w.cluster_phase = c.phase + 1;
+                    c.arrived += 1;
+                    if c.arrived >= c.live_warps {
+                        c.arrived = 0;
+                        c.phase += 1;
+                        arena.touch(cl);
                     }
-                } else if cta.shared.cluster_phase < tw.w.cluster_phase {
+                } else if c.phase < tw.w.cluster_phase {
                     tw.w.state = WarpState::AtClusterBarrier;
                 }
             }
             Step::Exited { lanes, done } => {
-                let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
                 let valid = self.warps[wi].as_ref().map_or(0, |t| t.w.valid);
-                cta.shared.live_threads = cta.shared.live_threads.saturating_sub((lanes & valid).count_ones());
-                let mut releases = Vec::new();
-                for id in 0..16 {
-                    if let Some(r) = cta.shared.check(id) {
-                        releases.push(r);
-                    }
-                }
+                let shared = &mut arena.get(cl).ctas[rank];
+                shared.live_threads = shared.live_threads.saturating_sub((lanes & valid).count_ones());
+                let releases: Vec<Release> = (0..16).filter_map(|id| shared.check(id)).collect();
                 for r in releases {
                     self.release(cta_slot, r);
                 }
                 if done {
-                    self.retire_warp(wi, cta_slot, now);
+                    self.retire_warp(wi, cta_slot, now, arena);
                 }
             }
         }
@@ -890,7 +880,7 @@ impl Sm {
 
     /// Turns an instruction's asynchronous copies into memory requests whose completion applies
     /// their mbarrier events or retires their copy group.
-    fn start_async(&mut self, wi: usize, cta_slot: usize) {
+    fn start_async(&mut self, wi: usize, cl: usize) {
         let now = self.now;
         let mut mbar_events = Vec::new();
         for ev in std::mem::take(&mut self.asyncs) {
@@ -899,7 +889,7 @@ impl Sm {
                 AsyncEvent::ArriveAfterCopies { .. } => {
                     let tw = self.warps[wi].as_mut().expect("warp exists");
                     if tw.groups[0].iter().all(|g| g.outstanding == 0) {
-                        self.schedule(now, cta_slot, ev);
+                        self.schedule(now, cl, ev);
                     } else {
                         tw.after_copies.push(ev);
                     }
@@ -926,7 +916,7 @@ impl Sm {
                     let actions = if group == AsyncGroup::Mbarrier { std::mem::take(&mut mbar_events) } else { Vec::new() };
                     let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref });
                     if global.is_empty() {
-                        self.complete_token(t, cta_slot);
+                        self.complete_token(t, cl);
                     }
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
@@ -939,48 +929,59 @@ impl Sm {
         // Events without traffic (shared → shared copies, st.async) complete after the latency.
         let lat = self.cfg.misc.dsmem_latency as u64;
         for ev in mbar_events {
-            self.schedule(now + lat, cta_slot, ev);
+            self.schedule(now + lat, cl, ev);
         }
     }
 
-    fn schedule(&mut self, t: u64, cta_slot: usize, ev: AsyncEvent) {
+    /// Schedules an mbarrier event of cluster `cl` (the event names the CTA by rank).
+    fn schedule(&mut self, t: u64, cl: usize, ev: AsyncEvent) {
         let i = self.event_slab.len() as u64;
-        self.event_slab.push(Some((cta_slot, ev)));
+        self.event_slab.push(Some((cl, ev)));
         self.events.push(std::cmp::Reverse((t, i)));
     }
 
     /// Applies the mbarrier events that are due.
-    fn process_events(&mut self) {
+    fn process_events(&mut self, arena: &mut Arena) {
         while let Some(&std::cmp::Reverse((t, i))) = self.events.peek() {
             if t > self.now {
                 break;
             }
             self.events.pop();
-            let Some((slot, ev)) = self.event_slab[i as usize].take() else { continue };
-            if let AsyncEvent::CompleteTx { mbar, .. } | AsyncEvent::ArriveAfterCopies { mbar, .. } = ev {
-                if let Some(cta) = self.ctas[slot].as_mut() {
-                    apply_event(&mut cta.shared.smem, mbar, &ev);
+            let Some((cl, ev)) = self.event_slab[i as usize].take() else { continue };
+            if let AsyncEvent::CompleteTx { cta, mbar, .. } | AsyncEvent::ArriveAfterCopies { cta, mbar, .. } = ev {
+                if let Some(c) = arena.clusters.get_mut(cl).and_then(|c| c.as_mut()) {
+                    if let Some(shared) = c.ctas.get_mut(cta) {
+                        apply_event(&mut shared.smem, mbar, &ev);
+                    }
                 }
+                arena.touch(cl);
             }
-            self.wake_mbarriers(slot);
         }
         if self.events.is_empty() {
             self.event_slab.clear();
         }
     }
 
-    /// Wakes the warps of a CTA sleeping on an mbarrier whose phase has moved on.
-    fn wake_mbarriers(&mut self, slot: usize) {
-        let t = self.now + self.cfg.misc.mbarrier_latency as u64;
-        let Some(cta) = self.ctas[slot].as_ref() else { return };
-        for &w in &cta.warps {
-            if let Some(tw) = self.warps[w].as_mut() {
-                if let WarpState::AtMbarrier { off, phase, .. } = tw.w.state {
-                    if phase_of(&cta.shared.smem, off) != phase {
-                        tw.w.state = WarpState::Ready;
-                        tw.next = tw.next.max(t);
-                        tw.next_dep = Dep::Long;
+    /// Wakes this SM's warps of cluster `cl` whose mbarrier phase or cluster barrier has moved
+    /// on (the GPC calls it for every SM after a change to the cluster).
+    pub fn wake(&mut self, arena: &Arena, cl: usize) {
+        let now = self.now;
+        let (mbar_t, cbar_t) = (now + self.cfg.misc.mbarrier_latency as u64, now + self.cfg.misc.cluster_barrier_latency as u64);
+        let Some(c) = arena.clusters.get(cl).and_then(|c| c.as_ref()) else { return };
+        for slot in self.ctas.iter().flatten().filter(|s| s.cluster == cl) {
+            for &w in &slot.warps {
+                let Some(tw) = self.warps[w].as_mut() else { continue };
+                let wake = match tw.w.state {
+                    WarpState::AtMbarrier { cta, off, phase } => {
+                        c.ctas.get(cta as usize).is_some_and(|x| phase_of(&x.smem, off) != phase).then_some((mbar_t, Dep::Long))
                     }
+                    WarpState::AtClusterBarrier if c.phase >= tw.w.cluster_phase => Some((cbar_t, Dep::Barrier)),
+                    _ => None,
+                };
+                if let Some((t, dep)) = wake {
+                    tw.w.state = WarpState::Ready;
+                    tw.next = tw.next.max(t);
+                    tw.next_dep = dep;
                 }
             }
         }
@@ -988,12 +989,12 @@ impl Sm {
 
     /// A copy token's data has all arrived at `t`: schedule its mbarrier events or retire its
     /// group (waking `wait_group` sleepers and `cp.async.mbarrier.arrive`).
-    fn complete_token(&mut self, ti: u32, cta_slot: usize) {
+    fn complete_token(&mut self, ti: u32, cl: usize) {
         let Some(tok) = self.tokens[ti as usize].take() else { return };
         self.free_tokens.push(ti);
         let t = tok.ready.max(self.now) + self.cfg.misc.tma_latency as u64;
         for ev in tok.actions {
-            self.schedule(t, cta_slot, ev);
+            self.schedule(t, cl, ev);
         }
         let Some((kind, id)) = tok.group else { return };
         let Some(tw) = self.warps[tok.warp].as_mut() else { return };
@@ -1014,21 +1015,21 @@ impl Sm {
         if kind == 0 && tw.groups[0].iter().all(|g| g.outstanding == 0) {
             let evs = std::mem::take(&mut tw.after_copies);
             for ev in evs {
-                self.schedule(tok.ready, cta_slot, ev);
+                self.schedule(tok.ready, cl, ev);
             }
         }
     }
 
-    fn arrive(&mut self, wi: usize, cta_slot: usize, a: Arrival) {
+    fn arrive(&mut self, wi: usize, cta_slot: usize, a: Arrival, arena: &mut Arena) {
         if a.blocking {
             if let Some(tw) = self.warps[wi].as_mut() {
                 tw.w.state = WarpState::AtBarrier(a.id);
             }
         }
-        let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
+        let (cl, rank) = self.ctas[cta_slot].as_ref().map_or((0, 0), |c| (c.cluster, c.rank));
         // Warp slot in the CTA ↔ SM warp index.
         let a = Arrival { warp: self.warps[wi].as_ref().map_or(0, |t| t.w.slot), ..a };
-        if let Some(r) = cta.shared.arrive(a) {
+        if let Some(r) = arena.get(cl).ctas[rank].arrive(a) {
             self.release(cta_slot, r);
         }
     }
@@ -1060,7 +1061,7 @@ impl Sm {
         }
     }
 
-    fn retire_warp(&mut self, wi: usize, cta_slot: usize, now: u64) {
+    fn retire_warp(&mut self, wi: usize, cta_slot: usize, now: u64, arena: &mut Arena) {
         let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
         if let Some(tw) = self.warps[wi].as_mut() {
             tw.w.state = WarpState::Done;
@@ -1069,12 +1070,27 @@ impl Sm {
         self.sps[sp].last = 0;
         let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
         cta.live_warps -= 1;
+        let (cl, rank) = (cta.cluster, cta.rank);
+        let c = arena.get(cl);
+        c.live_warps -= 1;
+        // A barrier.cluster phase waiting only for this warp completes now.
+        if c.arrived > 0 && c.arrived >= c.live_warps {
+            c.arrived = 0;
+            c.phase += 1;
+            arena.touch(cl);
+        }
         if cta.live_warps == 0 {
             let cta = self.ctas[cta_slot].take().expect("CTA exists");
             for w in cta.warps {
                 self.warps[w] = None;
             }
-            self.finished.push((cta.shared.linear, now + 1));
+            let c = arena.get(cl);
+            let linear = c.ctas[rank].linear;
+            c.running -= 1;
+            if c.running == 0 {
+                arena.clusters[cl] = None;
+            }
+            self.finished.push((linear, now + 1));
         }
     }
 
@@ -1107,7 +1123,8 @@ impl Sm {
         }
         if !tok.actions.is_empty() || tok.group.is_some() {
             let slot = self.warps[tok.warp].as_ref().map_or(0, |w| w.cta);
-            self.complete_token(ti, slot);
+            let cl = self.ctas.get(slot).and_then(|c| c.as_ref()).map_or(0, |c| c.cluster);
+            self.complete_token(ti, cl);
             return;
         }
         let tok = self.tokens[ti as usize].take().expect("token exists");
@@ -1136,23 +1153,39 @@ impl Sm {
         }
     }
 
-    /// Warps waiting at barriers (for deadlock reports).
-    pub fn waiters(&self) -> Vec<crate::fault::Waiter> {
+    /// Warps that cannot issue, and what they wait for (for deadlock reports).
+    pub fn waiters(&self, arena: &Arena) -> Vec<crate::fault::Waiter> {
         let mut out = Vec::new();
         for tw in self.warps.iter().flatten() {
-            if let WarpState::AtBarrier(id) = tw.w.state {
-                let cta = self.ctas[tw.cta].as_ref();
-                let (cid, arrived, expected) = cta.map_or(([0; 3], 0, 0), |c| {
-                    let b = &c.shared.bars[id as usize];
-                    (c.shared.id, b.arrived, b.count.unwrap_or(c.shared.live_threads))
-                });
-                out.push(crate::fault::Waiter {
-                    cta: cid,
-                    warp: tw.w.slot,
-                    pc_line: self.k.prog.source_line(tw.w.pc().saturating_sub(1)),
-                    what: format!("barrier {id} ({arrived} of {expected} threads arrived) on SM {}", self.id),
-                });
-            }
+            let Some(slot) = self.ctas[tw.cta].as_ref() else { continue };
+            let Some(c) = arena.clusters.get(slot.cluster).and_then(|c| c.as_ref()) else { continue };
+            let me = &c.ctas[slot.rank];
+            let what = match tw.w.state {
+                WarpState::AtBarrier(id) => {
+                    let b = &me.bars[id as usize];
+                    format!("barrier {id} ({} of {} threads arrived)", b.arrived, b.count.unwrap_or(me.live_threads))
+                }
+                WarpState::AtMbarrier { cta, off, phase } => {
+                    let smem = &c.ctas[cta as usize].smem;
+                    let mut b = [0u8; 8];
+                    let r = (off as usize).min(smem.len())..(off as usize + 8).min(smem.len());
+                    b[..r.len()].copy_from_slice(&smem[r]);
+                    let m = crate::mbarrier::Mbar::decode(u64::from_le_bytes(b));
+                    format!(
+                        "mbarrier at shared {off:#x} of cluster rank {cta} in phase {} (parity now {}): {} of {} arrivals pending, tx-count {} bytes",
+                        phase as u8, m.phase as u8, m.pending, m.expected, m.tx
+                    )
+                }
+                WarpState::AtClusterBarrier => format!("barrier.cluster.wait ({} of {} warps arrived)", c.arrived, c.live_warps),
+                WarpState::AtAsyncWait => "an asynchronous copy group".to_string(),
+                WarpState::Ready | WarpState::Done => continue,
+            };
+            out.push(crate::fault::Waiter {
+                cta: me.id,
+                warp: tw.w.slot,
+                pc_line: self.k.prog.source_line(tw.w.pc().saturating_sub(1)),
+                what: format!("{what} on SM {}", self.id),
+            });
         }
         out
     }
