@@ -568,6 +568,14 @@ fn compare(sem: &Sem, name: &str, ops: &[u64], hw: u64, model: u64, t: &mut Tall
     }
 }
 
+/// How many differing rows to print per instruction: `FP_ORACLE_SHOW` (default 6).
+fn shown_per_op() -> usize {
+    std::env::var("FP_ORACLE_SHOW")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6)
+}
+
 #[test]
 fn h200_matches_model() {
     let Ok(text) = std::fs::read_to_string(FILE) else {
@@ -623,7 +631,7 @@ fn h200_matches_model() {
                     ));
                 }
                 if !t.bad.is_empty() {
-                    let shown: Vec<&String> = t.bad.iter().take(6).collect();
+                    let shown: Vec<&String> = t.bad.iter().take(shown_per_op()).collect();
                     failures.push(format!(
                         "{name}: {} of {} differ, e.g.\n    {}",
                         t.bad.len(),
