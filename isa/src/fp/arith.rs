@@ -66,7 +66,9 @@ macro_rules! soft_kind {
 soft_kind!(K16, F16);
 soft_kind!(KB16, BF16);
 
-/// Runs `op`: the native path for `.rn` when the type has one, else `soft`; then `.sat`.
+/// Runs `op`: the native path for `.rn` when the type has one, else `soft`; then `.sat`. NaN operands
+/// (their payload precedence) and `.ftz` results of the smallest normal magnitude (which may have
+/// been tiny before rounding) are left to `soft`.
 fn run<K: Kind, const N: usize>(
     op: NativeOp,
     ops: [u64; N],
@@ -76,20 +78,20 @@ fn run<K: Kind, const N: usize>(
     soft: impl FnOnce() -> u64,
 ) -> u64 {
     let f = K::FMT;
-    let fast = (rnd == Rounding::Rn).then_some(()).and_then(|()| {
-        if ops.iter().any(|&x| f.is_nan(x)) {
-            return Some(f.nan_result(&ops));
-        }
+    let native = rnd == Rounding::Rn && !ops.iter().any(|&x| f.is_nan(x));
+    let fast = native.then_some(()).and_then(|()| {
         let mut x = [0; 3];
         for (d, s) in x.iter_mut().zip(ops) {
             *d = f.flush(s, ftz);
         }
         let r = K::native(op, x[0], x[1], x[2])?;
-        Some(if f.is_nan(r) {
-            f.default_nan()
+        if f.is_nan(r) {
+            Some(f.default_nan())
+        } else if ftz && r & !f.sign_bit() == f.min_normal() {
+            None
         } else {
-            f.flush(r, ftz)
-        })
+            Some(f.flush(r, ftz))
+        }
     });
     let r = fast.unwrap_or_else(soft);
     if sat {

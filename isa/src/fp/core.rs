@@ -94,6 +94,12 @@ pub(crate) fn product(x: Val, y: Val) -> Val {
     }
 }
 
+/// The NaN result when any of `ops` is NaN, else `then()`. `ops` are listed in the order of NaN
+/// precedence, which matters only to f64 (payloads). H200 oracle, f64 with two NaN operands:
+/// `add`/`sub`/`mul` return `b`'s payload (`add.rn.f64(0x7FF8000000000000, 0x7FF0000000000001)` =
+/// 0x7FF8000000000001), `fma` prefers `b`, then `c`, then `a`
+/// (`fma.rn.f64(0x7FF8000000000000, 1, 0x7FF0000000000001)` = 0x7FF8000000000001), while `div`
+/// prefers `a` (`div.rn.f64(0x7FF0000000000001, 0x7FF8000000000000)` = 0x7FF8000000000001).
 fn nan_or<const N: usize>(f: Format, ops: [u64; N], then: impl FnOnce() -> u64) -> u64 {
     if ops.iter().any(|&x| f.is_nan(x)) {
         f.nan_result(&ops)
@@ -103,19 +109,19 @@ fn nan_or<const N: usize>(f: Format, ops: [u64; N], then: impl FnOnce() -> u64) 
 }
 
 pub(crate) fn add(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || {
+    nan_or(f, [b, a], || {
         sum(f, f.decode(a, ftz), f.decode(b, ftz), rnd, ftz)
     })
 }
 
 pub(crate) fn sub(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || {
+    nan_or(f, [b, a], || {
         sum(f, f.decode(a, ftz), f.decode(b, ftz).negate(), rnd, ftz)
     })
 }
 
 pub(crate) fn mul(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b], || {
+    nan_or(f, [b, a], || {
         match product(f.decode(a, ftz), f.decode(b, ftz)) {
             Val::Num { neg, exp, sig } => f.round(neg, exp, sig, rnd, ftz, false),
             v => f.encode_special(v),
@@ -124,7 +130,7 @@ pub(crate) fn mul(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 }
 
 pub(crate) fn fma(f: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
-    nan_or(f, [a, b, c], || {
+    nan_or(f, [b, c, a], || {
         sum(
             f,
             product(f.decode(a, ftz), f.decode(b, ftz)),
@@ -242,10 +248,12 @@ fn order_key(f: Format, bits: u64) -> i64 {
 }
 
 /// `min`/`max` (`want_max`): a single NaN operand is ignored unless `nan` (`.NaN`), −0.0 < +0.0.
+/// Two NaNs give `b`'s (H200 oracle: `min.f64(0xFFF8000000000003, 0x7FF0000000000001)` =
+/// 0x7FF8000000000001).
 pub(crate) fn min_max(f: Format, a: u64, b: u64, ftz: bool, nan: bool, want_max: bool) -> u64 {
     let (a, b) = (f.flush(a, ftz), f.flush(b, ftz));
     match (f.is_nan(a), f.is_nan(b)) {
-        (true, true) => f.nan_result(&[a, b]),
+        (true, true) => f.nan_result(&[b, a]),
         (true, false) | (false, true) if nan => f.default_nan(),
         (true, false) => b,
         (false, true) => a,
@@ -259,16 +267,19 @@ pub(crate) fn min_max(f: Format, a: u64, b: u64, ftz: bool, nan: bool, want_max:
     }
 }
 
-/// `abs` (`negate` false) or `neg` (true). Numbers only change their sign bit; a NaN becomes the
-/// canonical NaN in canonical-NaN formats (PTX: "unspecified NaN"), while f64 `abs` passes a NaN through
-/// unchanged (PTX) and f64 `neg` flips its sign (unverified on H200).
+/// `abs` (`negate` false) or `neg` (true). Numbers only change their sign bit; a NaN is the NaN
+/// result of the format: the canonical NaN (PTX: "unspecified NaN"), and for f64 the operand quieted
+/// with its sign kept, as f64 `abs`/`neg` run on the DADD datapath (H200 oracle:
+/// `neg.f64(0x7FF0000000000001)` = 0x7FF8000000000001, `abs.f64(0xFFF8000000000003)` =
+/// 0xFFF8000000000003).
 pub(crate) fn abs_neg(f: Format, a: u64, ftz: bool, negate: bool) -> u64 {
     let a = f.flush(a, ftz);
-    match (f.is_nan(a), f.nan) {
-        (true, super::format::NanRule::Canonical(n)) => n,
-        (true, super::format::NanRule::Propagate { .. }) if !negate => a,
-        _ if negate => a ^ f.sign_bit(),
-        _ => a & !f.sign_bit(),
+    if f.is_nan(a) {
+        f.nan_result(&[a])
+    } else if negate {
+        a ^ f.sign_bit()
+    } else {
+        a & !f.sign_bit()
     }
 }
 

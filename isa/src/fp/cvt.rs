@@ -47,8 +47,7 @@ impl FloatType {
     /// Rounded bits of [`FloatType::format`] to register bits.
     fn store(self, bits: u64) -> u64 {
         match self {
-            FloatType::Tf32 if TF32.is_nan(bits) => F32.default_nan(),
-            FloatType::Tf32 => bits << 13,
+            FloatType::Tf32 => bits << (F32.man_bits - TF32.man_bits),
             _ => bits,
         }
     }
@@ -120,8 +119,11 @@ pub struct FloatMods {
     pub relu: bool,
 }
 
-/// Converts a decoded value into format `df`: one rounding, NaN by `df`'s rule (payload shifted into
-/// place for f64, canonical otherwise; `src_nan` are the source bits of a NaN).
+/// Converts a decoded value into format `df`: one rounding; `src_nan` are the source bits of a NaN.
+/// A NaN keeps its sign and payload (shifted into place), quieted, when f64 is the source or the
+/// destination, and becomes `df`'s canonical NaN between other formats (H200 oracle:
+/// `cvt.rn.f32.f64(0xFFF8000000000003)` = 0xFFC00000, `cvt.rn.f16.f64(0x7FF8000000000000)` = 0x7E00,
+/// `cvt.f64.f16(0xFC6F)` = 0xFFF9BC0000000000, but `cvt.rn.f16.f32(0xFFC00003)` = 0x7FFF).
 pub(crate) fn convert_val(
     sf: Format,
     df: Format,
@@ -132,9 +134,10 @@ pub(crate) fn convert_val(
     satfinite: bool,
 ) -> u64 {
     match v {
-        Val::Nan => match df.nan {
-            NanRule::Canonical(n) => n,
-            NanRule::Propagate { .. } => {
+        Val::Nan => match (sf.nan, df.nan) {
+            (NanRule::Canonical(_), NanRule::Canonical(n)) => n,
+            _ if !df.has_inf => df.default_nan(),
+            _ => {
                 let payload = src_nan & (sf.quiet_bit() - 1);
                 let payload = match df.man_bits.checked_sub(sf.man_bits) {
                     Some(widen) => payload << widen,
@@ -163,10 +166,15 @@ pub(crate) fn convert(
     convert_val(sf, df, sf.decode(a, ftz_in), a, rnd, ftz_out, false)
 }
 
-/// Applies `.relu` and `.sat` to a result in `dst`'s register format.
+/// Applies `.relu` and `.sat` to a result in `dst`'s register format. A NaN result already is the
+/// destination's NaN, which `.relu` keeps (H200 oracle: `cvt.rn.relu.tf32.f32(NaN)` = 0x7FFFE000).
 fn finish(dst: FloatType, r: u64, m: FloatMods) -> u64 {
     let f = dst.container();
-    let r = if m.relu { core::relu(f, r) } else { r };
+    let r = if m.relu && !f.is_nan(r) {
+        core::relu(f, r)
+    } else {
+        r
+    };
     if m.sat {
         core::saturate(f, r)
     } else {
@@ -174,22 +182,65 @@ fn finish(dst: FloatType, r: u64, m: FloatMods) -> u64 {
     }
 }
 
+/// Whether `cvt` from `src` to `dst` without `.ftz`/`.satfinite` is a move of the register bits, as
+/// f32 → f32 and bf16 → f32 (the upper half of an f32) are: a NaN then passes unchanged, not even
+/// quieted (H200 oracle: `cvt.f32.f32(0x7F800001)` = 0x7F800001, `cvt.f32.bf16(0x7F81)` =
+/// 0x7F810000). Other exact widenings convert, e5m2 → f16 included although it too is a bit prefix
+/// (`cvt.rn.f16x2.e5m2x2` of 0x7D gives 0x7FFF).
+fn moves_bits(src: FloatType, dst: FloatType) -> bool {
+    matches!(
+        (src, dst),
+        (FloatType::F32 | FloatType::Bf16, FloatType::F32)
+    )
+}
+
+/// `cvt.rna{.satfinite}.tf32.f32` as the H200 computes it: integer arithmetic on the register. Half a
+/// tf32 ulp is added to the bit pattern and the 13 low bits are cleared; `.satfinite` then takes one
+/// tf32 ulp off a result whose exponent is all ones. On numbers this is rounding half away from zero,
+/// overflowing to infinity or, under `.satfinite`, to the largest finite; a NaN's bits are rounded
+/// the same way (H200 oracle: 0x7F800001 → 0x7F800000, and 0x7FC00000 → 0x7FBFE000 under
+/// `.satfinite`).
+fn rna_tf32(a: u64, satfinite: bool) -> u64 {
+    let ulp = 1 << (F32.man_bits - TF32.man_bits);
+    let r = F32.mask(a + ulp / 2) & !(ulp - 1);
+    if satfinite && F32.inf(false) & !r == 0 {
+        r - ulp
+    } else {
+        r
+    }
+}
+
 /// `cvt{.frnd}{.ftz}{.sat}{.relu}{.satfinite}.dst.src` between floating-point types. Widening is
-/// exact and ignores `rnd`. A NaN becomes the destination's canonical NaN, except that an f64
-/// destination keeps the payload (unverified on H200).
+/// exact and ignores `rnd`. A NaN keeps its sign and payload, quieted, when f64 is the source or the
+/// destination, and becomes the destination's canonical NaN otherwise, except that f32 → f32 and
+/// bf16 → f32 move the bits unchanged and `cvt.rna.tf32.f32` rounds a NaN's bit pattern like a
+/// number's. `.ftz` on an f32 source also makes a NaN canonical first (H200 oracle:
+/// `cvt.ftz.f64.f32(0xFFC00003)` = 0x7FFFFFFFE0000000, the canonical f32 NaN widened).
 pub fn f2f(src: FloatType, dst: FloatType, a: u64, rnd: Rounding, m: FloatMods) -> u64 {
     let sf = src.container();
-    let v = sf.decode(a, m.ftz && src == FloatType::F32);
-    let ftz_out = m.ftz && dst == FloatType::F32;
-    let r = dst.store(convert_val(
-        sf,
-        dst.format(),
-        v,
-        a,
-        rnd,
-        ftz_out,
-        m.satfinite,
-    ));
+    let r = if moves_bits(src, dst) && !m.ftz && !m.satfinite {
+        sf.mask(a) << (dst.container().man_bits - sf.man_bits)
+    } else if (src, dst, rnd) == (FloatType::F32, FloatType::Tf32, Rounding::Rna) {
+        rna_tf32(F32.flush(a, m.ftz), m.satfinite)
+    } else {
+        let ftz_in = m.ftz && src == FloatType::F32;
+        let a = if ftz_in && F32.is_nan(a) {
+            F32.default_nan()
+        } else {
+            a
+        };
+        let ftz_out = m.ftz && dst == FloatType::F32;
+        let v = sf.decode(a, ftz_in);
+        dst.store(convert_val(
+            sf,
+            dst.format(),
+            v,
+            a,
+            rnd,
+            ftz_out,
+            m.satfinite,
+        ))
+    };
     finish(dst, r, m)
 }
 
@@ -447,20 +498,45 @@ mod tests {
         assert_eq!(f2f(F32, F16, 0x3380_0000, Rounding::Rn, ftz), 1); // 2^-24
     }
 
+    /// NaN results, with the values of the H200 oracle.
     #[test]
     fn nan_conversions() {
+        let rn = |s, d, a| f2f(s, d, a, Rounding::Rn, NONE);
+        let ftz = FloatMods { ftz: true, ..NONE };
+        // f64 on either side: sign and payload kept, quieted.
+        assert_eq!(rn(F32, F64, 0xFFC0_0003), 0xFFF8_0000_6000_0000);
+        assert_eq!(rn(F32, F64, 0x7F80_0001), 0x7FF8_0000_2000_0000);
+        assert_eq!(rn(F16, F64, 0xFC6F), 0xFFF9_BC00_0000_0000);
+        assert_eq!(rn(F64, F32, 0xFFF8_0000_0000_0003), 0xFFC0_0000);
+        assert_eq!(rn(F64, F32, 0x7FF0_0000_0000_0001), 0x7FC0_0000);
+        assert_eq!(rn(F64, F16, 0xFFF8_0000_0000_0003), 0xFE00);
+        assert_eq!(rn(F64, Bf16, 0x7FF8_0000_0000_0000), 0x7FC0);
+        // .ftz runs an f32 source through the f32 datapath: the NaN becomes canonical first.
         assert_eq!(
-            f2f(F32, F64, 0xFFC0_0001, Rounding::Rn, NONE),
-            0xFFF8_0000_2000_0000
+            f2f(F32, F64, 0xFFC0_0003, Rounding::Rn, ftz),
+            0x7FFF_FFFF_E000_0000
         );
-        assert_eq!(
-            f2f(F64, F32, 0x7FF0_0000_0000_0001, Rounding::Rn, NONE),
-            0x7FFF_FFFF
-        );
-        assert_eq!(
-            f2f(F32, Tf32, 0x7F80_0001, Rounding::Rna, NONE),
-            0x7FFF_FFFF
-        );
+        // Other conversions write the canonical NaN; moves keep the bits.
+        assert_eq!(rn(F32, F16, 0xFFC0_0003), 0x7FFF);
+        assert_eq!(rn(F16, F32, 0x7C01), 0x7FFF_FFFF);
+        assert_eq!(rn(F16, Bf16, 0xFE03), 0x7FFF);
+        assert_eq!(rn(Bf16, F32, 0x7F81), 0x7F81_0000);
+        assert_eq!(rn(F32, F32, 0x7F80_0001), 0x7F80_0001);
+        assert_eq!(f2f(F32, F32, 0x7F80_0001, Rounding::Rn, ftz), 0x7FFF_FFFF);
+        assert_eq!(f2f(Bf16, F32, 0xFFC3, Rounding::Rn, ftz), 0x7FFF_FFFF);
+        // tf32: the canonical NaN in its container is 0x7FFFE000, which .relu keeps; .rna rounds
+        // the NaN's bits like a number's.
+        assert_eq!(rn(F32, Tf32, 0xFFC0_0003), 0x7FFF_E000);
+        let relu = FloatMods { relu: true, ..NONE };
+        assert_eq!(f2f(F32, Tf32, 0x7FC0_0000, Rounding::Rn, relu), 0x7FFF_E000);
+        let rna = |a, satfinite| f2f(F32, Tf32, a, Rounding::Rna, FloatMods { satfinite, ..NONE });
+        assert_eq!(rna(0x7F80_0001, false), 0x7F80_0000);
+        assert_eq!(rna(0xFFC0_0003, false), 0xFFC0_0000);
+        assert_eq!(rna(0x7F80_0001, true), 0x7F7F_E000);
+        assert_eq!(rna(0x7FC0_0000, true), 0x7FBF_E000);
+        assert_eq!(rna(0x7FF8_0000, true), 0x7FF7_E000);
+        assert_eq!(rna(0xFF80_0000, true), 0xFF7F_E000);
+        assert_eq!(rna(0x7F7F_FFFF, false), 0x7F80_0000);
         let sat = FloatMods { sat: true, ..NONE };
         assert_eq!(f2f(F32, F16, 0x7FC0_0000, Rounding::Rn, sat), 0);
         assert_eq!(

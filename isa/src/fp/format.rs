@@ -12,7 +12,8 @@ pub(crate) enum NanRule {
     /// Every NaN result is this one pattern (f32, f16, bf16, tf32, fp8 on Hopper).
     Canonical(u64),
     /// A NaN operand is passed on quieted with its payload and sign (PTX: "NaN payloads are supported
-    /// for double-precision instructions"); a NaN made from non-NaN operands is `invalid`.
+    /// for double-precision instructions"; which operand wins is the caller's, see
+    /// [`Format::nan_result`]); a NaN made from non-NaN operands is `invalid`.
     Propagate { invalid: u64 },
 }
 
@@ -30,11 +31,10 @@ pub(crate) const F64: Format = Format {
     exp_bits: 11,
     man_bits: 52,
     has_inf: true,
-    // Unverified on H200: the pattern of a NaN that f64 arithmetic makes from non-NaN operands
-    // (0·∞, ∞−∞, 0/0, √−x). 0x7FFF_FFFF_FFFF_FFFF follows the f32 canonical NaN and the
-    // 0x7fffffff00000000 that PTX documents for rcp/rsqrt.approx.ftz.f64.
+    // H200 oracle: the NaN that f64 arithmetic makes from non-NaN operands (0·∞, ∞−∞, 0/0, √−x)
+    // is the negative quiet NaN, e.g. `add.rn.f64(+∞, −∞)` = `sqrt.rn.f64(−1)` = 0xFFF8000000000000.
     nan: NanRule::Propagate {
-        invalid: 0x7FFF_FFFF_FFFF_FFFF,
+        invalid: 0xFFF8_0000_0000_0000,
     },
 };
 pub(crate) const F32: Format = Format {
@@ -43,7 +43,7 @@ pub(crate) const F32: Format = Format {
     has_inf: true,
     nan: NanRule::Canonical(0x7FFF_FFFF),
 };
-// Unverified on H200: the canonical NaN of f16/bf16 arithmetic (CUDA's CUDART_NAN_FP16/BF16 is 0x7FFF).
+// The canonical NaN of f16/bf16 arithmetic (H200 oracle: `add.rn.f16(0x7C01, 0x3C00)` = 0x7FFF).
 pub(crate) const F16: Format = Format {
     exp_bits: 5,
     man_bits: 10,
@@ -57,14 +57,16 @@ pub(crate) const BF16: Format = Format {
     nan: NanRule::Canonical(0x7FFF),
 };
 /// tf32 as rounded: 10 fraction bits with the f32 exponent range. cvt stores it in an f32 container
-/// (shifted up 13 bits) and writes a NaN result as the f32 canonical NaN instead of this pattern.
+/// (shifted up 13 bits), so its canonical NaN is 0x7FFFE000 there (H200 oracle:
+/// `cvt.rn.tf32.f32(NaN)` = 0x7FFFE000).
 pub(crate) const TF32: Format = Format {
     exp_bits: 8,
     man_bits: 10,
     has_inf: true,
     nan: NanRule::Canonical(0x3_FFFF),
 };
-// Unverified on H200: the NaN that cvt writes for e4m3/e5m2 (0x7F is S.1111.111 in both).
+// The NaN that cvt writes for e4m3/e5m2, 0x7F (S.1111.111 in both; H200 oracle:
+// `cvt.rn.satfinite.e4m3x2.f32` of a NaN).
 pub(crate) const E4M3: Format = Format {
     exp_bits: 4,
     man_bits: 3,
@@ -83,6 +85,14 @@ pub(crate) const F64_HI: Format = Format {
     man_bits: 20,
     has_inf: true,
     nan: NanRule::Canonical(0x7FFF_FFFF),
+};
+/// f32 precision over the f64 exponent range: the intermediate result of MUFU.RCP64H/RSQ64H before
+/// they truncate it to [`F64_HI`].
+pub(crate) const F64_HI23: Format = Format {
+    exp_bits: 11,
+    man_bits: 23,
+    has_inf: true,
+    nan: NanRule::Canonical(0x3_FFFF_FFFF),
 };
 
 /// A decoded operand. `Num` is `(-1)^neg × sig × 2^exp` with `sig > 0`.
@@ -217,8 +227,9 @@ impl Format {
         }
     }
 
-    /// The NaN an operation returns given its operands (in operand order): under
-    /// [`NanRule::Propagate`] the first NaN operand quieted, else the canonical NaN.
+    /// The NaN an operation returns given its operands, listed in the order of precedence the
+    /// operation gives their NaNs: under [`NanRule::Propagate`] the first NaN among them, quieted,
+    /// else the canonical NaN.
     pub fn nan_result(self, operands: &[u64]) -> u64 {
         match self.nan {
             NanRule::Canonical(n) => n,
@@ -231,6 +242,11 @@ impl Format {
 
     pub fn quiet_bit(self) -> u64 {
         1 << (self.man_bits - 1)
+    }
+
+    /// The smallest positive normal number.
+    pub fn min_normal(self) -> u64 {
+        1 << self.man_bits
     }
 
     /// Flushes a subnormal to sign-preserving zero when `ftz` is set.
@@ -286,10 +302,12 @@ impl Format {
     /// Bit 0 of `sig` may be a sticky ("jam") bit standing for nonzero bits below it; callers that
     /// jam give `sig` at least `man_bits + 3` significant bits, so the jam bit always lies below the
     /// round bit. Subnormal results are formed at the fixed minimum exponent (so there is one rounding,
-    /// no double rounding), then flushed to signed zero when `ftz`. Tininess is judged after rounding:
-    /// a result that rounds up to the smallest normal is kept (unverified on H200). On overflow the
-    /// direction decides between infinity and the largest finite; `satfinite` always gives the
-    /// largest finite (and a format without infinities gives NaN without it).
+    /// no double rounding). `ftz` flushes a value that is tiny *before* rounding to signed zero, even
+    /// where it would round up to the smallest normal (H200 oracle: `mul.rn.ftz.f32(0x00800000,
+    /// 0x3F7FFFFF)` = +0, `div.rp.ftz.f32(0x00800000, 0x3F800001)` = +0,
+    /// `mul.rn.ftz.f16(0x0400, 0x3BFF)` = +0). On overflow the direction decides between infinity
+    /// and the largest finite; `satfinite` always gives the largest finite (and a format without
+    /// infinities gives NaN without it).
     pub fn round(
         self,
         neg: bool,
@@ -303,7 +321,11 @@ impl Format {
             return self.zero(neg);
         }
         let m = self.man_bits as i32;
+        // The value lies in [2^top, 2^(top+1)) (a jam bit never reaches the top bit).
         let top = exp + bit_len(sig) - 1;
+        if ftz && top < self.emin() {
+            return self.zero(neg);
+        }
         let mut q = top.max(self.emin()) - m;
         let shift = q as i64 - exp as i64;
         let mut kept = if shift <= 0 {
@@ -318,13 +340,9 @@ impl Format {
         if kept == 0 {
             return self.zero(neg);
         }
-        let normal = kept >> m != 0;
-        if !normal {
-            return if ftz {
-                self.zero(neg)
-            } else {
-                self.zero(neg) | kept as u64
-            };
+        if kept >> m == 0 {
+            // Subnormal: only reached without ftz, as a subnormal result is tiny before rounding.
+            return self.zero(neg) | kept as u64;
         }
         let biased = q + m + self.bias();
         let frac = kept as u64 & self.man_mask();
@@ -422,9 +440,18 @@ mod tests {
             0x8000_0001
         );
         assert_eq!(F32.round(false, -150, 3, Rounding::Rn, true, false), 0);
-        // (2^24 − 1) × 2^-150 rounds up to the smallest normal, which ftz keeps.
+        // (2^24 − 1) × 2^-150 rounds up to the smallest normal, but ftz flushes it: it is tiny
+        // before rounding (H200 oracle: mul.rn.ftz.f32(0x00800000, 0x3F7FFFFF) = +0).
         assert_eq!(
-            F32.round(false, -150, (1 << 24) - 1, Rounding::Rn, true, false),
+            F32.round(false, -150, (1 << 24) - 1, Rounding::Rn, false, false),
+            0x0080_0000
+        );
+        assert_eq!(
+            F32.round(true, -150, (1 << 24) - 1, Rounding::Rp, true, false),
+            0x8000_0000
+        );
+        assert_eq!(
+            F32.round(false, -149, 1 << 23, Rounding::Rn, true, false),
             0x0080_0000
         );
         // Far below the smallest subnormal.

@@ -4,34 +4,55 @@
 //! floats) that the simulator calls per lane: IEEE add/sub/mul/fma/div/rcp/sqrt in every PTX
 //! rounding mode for f32 and f64 ([`mod@f32`], [`mod@f64`]), f16/bf16 scalars and packed pairs
 //! ([`mod@f16`], [`bf16`], [`f16x2`], [`bf16x2`]), min/max (with `.NaN`), abs/neg/copysign, `testp` and every
-//! `setp` comparison, all of `cvt` ([`cvt`]), and the `.approx` instructions ([`approx`]). `.ftz`
-//! flushes subnormal operands and results to sign-preserving zero; `.sat` clamps to [0, 1] with NaN
-//! to +0. Correctly rounded operations are exact for every input: values are decoded to integers and
-//! rounded once (module `format`), with the host's native f32/f64 arithmetic as the fast path for `.rn`.
-//! NaN results follow Hopper: f32 arithmetic returns 0x7FFFFFFF, f16/bf16 0x7FFF, f64 passes a NaN
-//! operand's payload on (quieted). Choices the PTX ISA leaves open are marked "unverified on H200"
-//! where they are made; `isa/tests/fp_oracle.rs` checks them against `isa/tests/hw/fp_oracle.cu`.
+//! `setp` comparison, all of `cvt` ([`cvt`]), and the `.approx` instructions ([`approx`]). `.sat`
+//! clamps to [0, 1] with NaN to +0. Correctly rounded operations are exact for every input: values
+//! are decoded to integers and rounded once (module `format`), with the host's native f32/f64
+//! arithmetic as the fast path for `.rn`.
 //!
-//! The `.approx` models and the tolerances PTX documents for them (our models are at least this
-//! close; hardware is compared with the model at the documented bound plus the model's own error):
-//! - `rcp.approx.f32`: ≤ 1 ulp; model: correctly rounded.
+//! The hardware is the reference: `isa/tests/fp_oracle.rs` compares every function with what an
+//! H200 computed (`isa/tests/hw/fp_oracle.cu`, results in `isa/tests/hw/fp_oracle_h200.txt`), and
+//! the rules below where PTX leaves a choice open, or where the H200 departs from the PTX text,
+//! come from that oracle (each is cited where it is implemented):
+//! - `.ftz` flushes subnormal operands, and results that are tiny *before* rounding, to
+//!   sign-preserving zero: `mul.rn.ftz.f32(0x00800000, 0x3F7FFFFF)` = +0 although the product
+//!   rounds to 2^-126 (IEEE tininess after rounding would keep it).
+//! - NaN results: f32 arithmetic returns 0x7FFFFFFF, f16/bf16 0x7FFF, fp8 0x7F. f64 passes a NaN
+//!   operand's payload on, quieted, with a precedence per instruction (`add`/`sub`/`mul`/`min`/`max`:
+//!   `b` first; `fma`: `b`, `c`, `a`; `div`: `a`), `abs`/`neg` quiet an f64 NaN and keep its
+//!   sign, and a NaN made from numbers is 0xFFF8000000000000.
+//! - `cvt` keeps the sign and payload of a NaN when f64 is its source or destination, writes the
+//!   destination's canonical NaN otherwise (tf32: 0x7FFFE000), except that f32 → f32 and
+//!   bf16 → f32 move the bits and `cvt.rna.tf32.f32` rounds the bit pattern itself.
+//!
+//! The `.approx` models and the tolerances PTX documents for them (hardware is compared with the
+//! documented bound, or with the model where the model follows the hardware further):
+//! - `rcp.approx.f32`: ≤ 1 ulp; model: correctly rounded (H200: within 1 ulp of it).
 //! - `div.approx.f32`: ≤ 2 ulp for |b| in [2^-126, 2^126]; model: `a × rcp(b)` with the reciprocal
-//!   flushed like MUFU.RCP, so 2^126 < |b| gives ±0 (NaN for infinite a), as PTX documents.
-//! - `div.full.f32`: ≤ 2 ulp over the full range; model: correctly rounded.
+//!   flushed like MUFU.RCP, so 2^126 < |b| gives ±0 (NaN for infinite a), as PTX documents; without
+//!   `.ftz` a subnormal `b` is first scaled by 2^24 with `a` (H200: `div.approx.f32(0, 1)` = +0).
+//!   H200: within 2 ulp of the model.
+//! - `div.full.f32`: ≤ 2 ulp over the full range; model: correctly rounded (H200: within 2 ulp).
 //! - `sqrt.approx.f32`: relative error ≤ 2^-23; `rsqrt.approx.f32`: relative ≤ 2^-22.9; models:
-//!   correctly rounded.
+//!   correctly rounded (H200: within 1 ulp).
 //! - `ex2.approx.f32`: ≤ 2 ulp; `lg2.approx.f32`: absolute ≤ 2^-22 on (0.5, 2), relative ≤ 2^-22
-//!   elsewhere; models: 2^x and log2 x in f64 (libm) rounded once to f32.
+//!   elsewhere; models: 2^x and log2 x in f64 (libm) rounded once to f32 (H200: `ex2` within 2
+//!   ulp; `lg2` within its bounds, far more ulps off near 1 where only the absolute bound holds).
 //! - `sin/cos.approx.f32`: absolute ≤ 2^-20.5 on [-2π, 2π], ≤ 2^-14.7 on [-100π, 100π], no bound
-//!   beyond; model: the argument scaled by 1/2π in f32 with round-toward-zero (as ptxas lowers it,
-//!   FMUL.RZ before MUFU.SIN/COS; unverified on H200), then sin/cos of 2π × its fraction.
-//! - `tanh.approx.f32`: relative ≤ 2^-11; model: correctly rounded via f64.
+//!   beyond; model: the H200's reduction, `a × 1/(2π)` in f32 with round-toward-zero (FMUL.RZ),
+//!   its fraction of a turn truncated to 25 fixed-point bits (one's complement within odd
+//!   quadrants), then sin of that angle correctly rounded. H200: within 2^-22 absolute of the
+//!   model on every input (MUFU's evaluation error), e.g. ±0 for |a| < 2π·2^-25.
+//! - `tanh.approx.f32`: relative ≤ 2^-11; model: correctly rounded via f64 (H200: relative error
+//!   up to 2^-16.6, 115 ulp).
 //! - `rcp.approx.ftz.f64`, `rsqrt.approx.ftz.f64`: PTX gives no bound ("gross approximation" on the
-//!   upper 32 bits, lower word zero); model: the upper word rounded to nearest (20 fraction bits).
-//! - `rsqrt.approx.f64`: no documented bound; model: 1/√a rounded via the exact √a.
+//!   upper 32 bits, lower word zero); model: the upper word's function with f32 precision (rounded
+//!   to nearest, 23 fraction bits, f64 exponent range) truncated to its 20 fraction bits (H200:
+//!   equal, or one unit of the upper word off where MUFU's error crosses a truncation boundary).
+//! - `rsqrt.approx.f64`: no documented bound; model: 1/√a rounded via the exact √a (H200: within
+//!   1 ulp).
 //! - `ex2.approx.f16`: relative ≤ 2^-9.9; `ex2.approx.ftz.bf16`: relative ≤ 2^-7;
 //!   `tanh.approx.f16`: absolute ≤ 2^-10.987; `tanh.approx.bf16`: absolute ≤ 2^-8; models:
-//!   correctly rounded via f64.
+//!   correctly rounded via f64 (H200: within 1 ulp).
 
 pub mod approx;
 mod arith;
@@ -170,7 +191,7 @@ macro_rules! scalar_module {
                 arith::setp::<K>(op, a.into(), b.into(), ftz)
             }
             /// The `.relu` modifier on a result of this type (`fma.relu`, `cvt.relu`): negative
-            /// values and −0.0 become +0.0 (−0.0 unverified on H200), NaN becomes the canonical NaN.
+            /// values and −0.0 become +0.0, NaN becomes the canonical NaN.
             pub fn relu(a: $bits) -> $bits {
                 super::core::relu(K::FMT, a.into()) as $bits
             }
@@ -184,18 +205,19 @@ scalar_module!(
 );
 scalar_module!(
     /// `.f64` instructions. PTX has no `.ftz`/`.sat` on f64 (pass `false`; they are honoured if set).
-    /// A NaN operand is returned quieted with its payload (the first NaN in operand order, unverified on
-    /// H200); a NaN made from numbers is 0x7FFFFFFFFFFFFFFF (unverified).
+    /// A NaN operand is returned quieted with its payload and sign (of several, `b`'s for
+    /// add/sub/mul/min/max, `b`'s then `c`'s for fma, `a`'s for div); a NaN made from numbers is
+    /// 0xFFF8000000000000.
     f64, arith::K64, u64
 );
 scalar_module!(
     /// `.f16` instructions (PTX allows only `.rn`; other roundings are computed exactly as well).
-    /// NaN results are 0x7FFF (unverified on H200).
+    /// NaN results are 0x7FFF.
     f16, arith::K16, u16
 );
 scalar_module!(
     /// `.bf16` instructions (PTX allows only `.rn` and no `.ftz`/`.sat`; pass `false`).
-    /// NaN results are 0x7FFF (unverified on H200).
+    /// NaN results are 0x7FFF.
     bf16, arith::KB16, u16
 );
 

@@ -157,6 +157,41 @@ fn subnormals_and_ftz() {
     assert_eq!(f16::add(0x0001, 0x0001, RN, true, false), 0);
 }
 
+/// `.ftz` flushes a result that is tiny before rounding, even where rounding would reach the smallest
+/// normal (values from the H200 oracle; the fma and f16x2 lines apply the same rule).
+#[test]
+fn ftz_judges_tininess_before_rounding() {
+    let (min_norm, below_one) = (0x0080_0000u32, 0x3F7F_FFFFu32);
+    let neg = 0x8000_0000u32;
+    // 2^-126 × (1 − 2^-24) rounds (to nearest, or up) to 2^-126 without ftz.
+    assert_eq!(f32::mul(min_norm, below_one, RN, false, false), min_norm);
+    assert_eq!(f32::mul(min_norm, below_one, RN, true, false), 0);
+    assert_eq!(f32::mul(below_one, min_norm, RN, true, false), 0);
+    assert_eq!(f32::mul(min_norm | neg, below_one, RN, true, false), neg);
+    assert_eq!(f32::mul(min_norm, below_one, Rounding::Rp, true, false), 0);
+    assert_eq!(
+        f32::mul(min_norm | neg, below_one, Rounding::Rm, true, false),
+        neg
+    );
+    assert_eq!(f32::div(min_norm, 0x3F80_0001, Rounding::Rp, true), 0);
+    assert_eq!(
+        f32::div(min_norm | neg, 0x3F80_0001, Rounding::Rm, true),
+        neg
+    );
+    assert_eq!(
+        f32::fma(min_norm, below_one, 0, Rounding::Rp, true, false),
+        0
+    );
+    assert_eq!(f16::mul(0x0400, 0x3BFF, RN, false, false), 0x0400);
+    assert_eq!(f16::mul(0x0400, 0x3BFF, RN, true, false), 0);
+    assert_eq!(
+        f16x2::mul(0x8400_0400, 0x3BFF_3BFF, RN, true, false),
+        0x8000_0000
+    );
+    // Exactly the smallest normal is kept.
+    assert_eq!(f32::mul(min_norm, b32(1.0), RN, true, false), min_norm);
+}
+
 #[test]
 fn saturation() {
     assert_eq!(f32::add(b32(0.5), b32(0.75), RN, false, true), b32(1.0));
@@ -187,31 +222,59 @@ fn nan_results() {
     assert_eq!(f32::min(qnan, snan, false, false), 0x7FFF_FFFF);
     assert_eq!(f32::abs(0xFFC0_0001, false), 0x7FFF_FFFF);
     assert_eq!(f32::copysign(0x8000_0000, snan), snan | 0x8000_0000);
-    // f64 keeps payloads: the first NaN operand, quieted.
-    let dsnan = 0x7FF0_0000_0000_0001u64;
     assert_eq!(
-        f64::add(b64(1.0), dsnan, RN, false, false),
+        f32::mul(b32(1.0), qnan, Rounding::Rz, true, false),
+        0x7FFF_FFFF
+    );
+    // f64 keeps payloads, quieted; with several NaN operands the H200 takes b's for add/sub/mul,
+    // then c's then a's for fma, and a's for div (values from the H200 oracle, but for
+    // fma(s, q, nq), which applies the rule).
+    let (q, s, nq) = (
+        0x7FF8_0000_0000_0000u64,
+        0x7FF0_0000_0000_0001u64,
+        0xFFF8_0000_0000_0003u64,
+    );
+    assert_eq!(
+        f64::add(b64(1.0), s, RN, false, false),
         0x7FF8_0000_0000_0001
     );
+    assert_eq!(f64::add(q, s, RN, false, false), 0x7FF8_0000_0000_0001);
+    assert_eq!(f64::add(s, nq, Rounding::Rz, false, false), nq);
+    assert_eq!(f64::sub(nq, q, RN, false, false), q);
+    assert_eq!(f64::mul(s, q, Rounding::Rp, false, false), q);
+    assert_eq!(f64::div(s, q, RN, false), 0x7FF8_0000_0000_0001);
+    assert_eq!(f64::div(nq, s, Rounding::Rm, false), nq);
     assert_eq!(
-        f64::fma(
-            b64(1.0),
-            0xFFF8_0000_0000_0002,
-            dsnan,
-            Rounding::Rm,
-            false,
-            false
-        ),
-        0xFFF8_0000_0000_0002
+        f64::fma(q, b64(1.0), s, RN, false, false),
+        0x7FF8_0000_0000_0001
     );
-    assert_eq!(
-        f64::mul(0, 0x7FF0_0000_0000_0000, RN, false, false),
-        0x7FFF_FFFF_FFFF_FFFF
-    );
-    assert_eq!(
-        f64::abs(0xFFF8_0000_0000_0003, false),
-        0xFFF8_0000_0000_0003
-    );
+    assert_eq!(f64::fma(s, q, nq, RN, false, false), q);
+    assert_eq!(f64::fma(0, 0x7FF0_0000_0000_0000, q, RN, false, false), q);
+    assert_eq!(f64::min(nq, s, false, false), 0x7FF8_0000_0000_0001);
+    assert_eq!(f64::max(q, nq, false, false), nq);
+    // A NaN made from numbers is the negative quiet NaN.
+    for r in [RN, Rounding::Rz] {
+        assert_eq!(
+            f64::mul(0, 0x7FF0_0000_0000_0000, r, false, false),
+            0xFFF8_0000_0000_0000
+        );
+        assert_eq!(
+            f64::add(
+                0x7FF0_0000_0000_0000,
+                0xFFF0_0000_0000_0000,
+                r,
+                false,
+                false
+            ),
+            0xFFF8_0000_0000_0000
+        );
+        assert_eq!(f64::sqrt(b64(-1.0), r, false), 0xFFF8_0000_0000_0000);
+        assert_eq!(f64::div(0, 1 << 63, r, false), 0xFFF8_0000_0000_0000);
+    }
+    // abs/neg quiet an f64 NaN and keep its sign.
+    assert_eq!(f64::abs(nq, false), nq);
+    assert_eq!(f64::neg(s, false), 0x7FF8_0000_0000_0001);
+    assert_eq!(f64::neg(q, false), q);
     assert_eq!(f16::add(0x7C01, 0x3C00, RN, false, false), 0x7FFF);
     assert_eq!(bf16::mul(0x7F80, 0, RN, false, false), 0x7FFF);
 }
@@ -351,7 +414,8 @@ fn anyb16() -> BoxedStrategy<u64> {
     fbits(8, 7)
 }
 
-/// What a type does with NaN results: canonical pattern, or f64's payload propagation.
+/// What a type does with NaN results: canonical pattern, or f64's payload propagation (the first
+/// NaN of the operands as listed, in the operation's order of precedence).
 #[derive(Clone, Copy)]
 enum Nan {
     Canonical(u64),
@@ -365,7 +429,7 @@ impl Nan {
             Nan::F64 => ops
                 .iter()
                 .find(|&&x| x & 0x7FF0_0000_0000_0000 == 0x7FF0_0000_0000_0000 && x << 12 != 0)
-                .map_or(0x7FFF_FFFF_FFFF_FFFF, |&x| x | 1 << 51),
+                .map_or(0xFFF8_0000_0000_0000, |&x| x | 1 << 51),
         }
     }
 }
@@ -380,13 +444,13 @@ fn flush<F: Float>(x: F) -> F {
 }
 
 /// The expected bits of an arithmetic result computed by the oracle (operands flushed by the caller
-/// when `ftz`).
-fn expect<F: Float>(r: StatusAnd<F>, ftz: bool, nan: Nan, ops: &[u64]) -> u64 {
-    let v = r.value;
+/// when `ftz`): `v` rounded as asked and `rz` rounded toward zero, which is subnormal or zero exactly
+/// when the exact result is tiny (below the smallest normal), what `.ftz` flushes before rounding.
+fn expect<F: Float>(v: F, rz: F, ftz: bool, nan: Nan, ops: &[u64]) -> u64 {
     if v.is_nan() {
         nan.expect(ops)
-    } else if ftz {
-        flush(v).to_bits() as u64
+    } else if ftz && (rz.is_denormal() || v.is_denormal()) {
+        F::ZERO.copy_sign(v).to_bits() as u64
     } else {
         v.to_bits() as u64
     }
@@ -404,21 +468,24 @@ fn ap<F: Float>(bits: u64, ftz: bool) -> F {
 type Bin = fn(u64, u64, Rounding, bool) -> u64;
 type Tern = fn(u64, u64, u64, Rounding, bool) -> u64;
 
+/// Checks `ours(a, b)` against `theirs`; `nan_order` are the operands in NaN precedence.
 fn check_binary<F: Float>(
     ours: Bin,
     theirs: fn(F, F, Round) -> StatusAnd<F>,
     nan: Nan,
-    a: u64,
-    b: u64,
+    (a, b): (u64, u64),
+    nan_order: [u64; 2],
     ftzs: &[bool],
 ) {
     for &ftz in ftzs {
         for r in ROUNDINGS {
+            let run = |r| theirs(ap(a, ftz), ap(b, ftz), r).value;
             let want = expect(
-                theirs(ap(a, ftz), ap(b, ftz), round_of(r)),
+                run(round_of(r)),
+                run(Round::TowardZero),
                 ftz,
                 nan,
-                &[a, b],
+                &nan_order,
             );
             let got = ours(a, b, r, ftz);
             assert_eq!(
@@ -433,11 +500,13 @@ fn check_fma<F: Float>(ours: Tern, nan: Nan, a: u64, b: u64, c: u64, ftzs: &[boo
     for &ftz in ftzs {
         for r in ROUNDINGS {
             let x: F = ap(a, ftz);
+            let run = |r| x.mul_add_r(ap(b, ftz), ap(c, ftz), r).value;
             let want = expect(
-                x.mul_add_r(ap(b, ftz), ap(c, ftz), round_of(r)),
+                run(round_of(r)),
+                run(Round::TowardZero),
                 ftz,
                 nan,
-                &[a, b, c],
+                &[b, c, a],
             );
             let got = ours(a, b, c, r, ftz);
             assert_eq!(
@@ -455,19 +524,19 @@ macro_rules! binary_props {
             #[test]
             fn $name(a in $strat, b in $strat, c in $strat) {
                 check_binary::<$F>(|a, b, r, z| $m::add(a as $bits, b as $bits, r, z, false) as u64,
-                    |x, y, r| x.add_r(y, r), $nan, a, b, $ftzs);
+                    |x, y, r| x.add_r(y, r), $nan, (a, b), [b, a], $ftzs);
                 check_binary::<$F>(|a, b, r, z| $m::sub(a as $bits, b as $bits, r, z, false) as u64,
-                    |x, y, r| x.sub_r(y, r), $nan, a, b, $ftzs);
+                    |x, y, r| x.sub_r(y, r), $nan, (a, b), [b, a], $ftzs);
                 check_binary::<$F>(|a, b, r, z| $m::mul(a as $bits, b as $bits, r, z, false) as u64,
-                    |x, y, r| x.mul_r(y, r), $nan, a, b, $ftzs);
+                    |x, y, r| x.mul_r(y, r), $nan, (a, b), [b, a], $ftzs);
                 check_binary::<$F>(|a, b, r, z| $m::div(a as $bits, b as $bits, r, z) as u64,
-                    |x, y, r| x.div_r(y, r), $nan, a, b, $ftzs);
+                    |x, y, r| x.div_r(y, r), $nan, (a, b), [a, b], $ftzs);
                 check_fma::<$F>(|a, b, c, r, z| $m::fma(a as $bits, b as $bits, c as $bits, r, z, false) as u64,
                     $nan, a, b, c, $ftzs);
                 // rcp is div with a numerator of one.
                 let one = <$F>::from_u128(1).value.to_bits() as u64;
                 check_binary::<$F>(|_, b, r, z| $m::rcp(b as $bits, r, z) as u64,
-                    |x, y, r| x.div_r(y, r), $nan, one, b, $ftzs);
+                    |x, y, r| x.div_r(y, r), $nan, (one, b), [b, one], $ftzs);
             }
         }
     };
@@ -622,9 +691,46 @@ fn store(t: FloatType, bits: u128) -> u64 {
 fn cvt_nan(t: FloatType) -> u64 {
     match t {
         FloatType::F16 | FloatType::Bf16 => 0x7FFF,
-        FloatType::F32 | FloatType::Tf32 => 0x7FFF_FFFF,
-        FloatType::F64 => 0x7FFF_FFFF_FFFF_FFFF,
+        FloatType::F32 => 0x7FFF_FFFF,
+        FloatType::Tf32 => 0x7FFF_E000,
+        FloatType::F64 => 0xFFF8_0000_0000_0000,
         FloatType::E4m3 | FloatType::E5m2 => 0x7F,
+    }
+}
+
+/// Checks the `cvt` of a NaN `a`: bf16/f32 → f32 move the bits; with f64 on either side the result is a quiet NaN of `a`'s sign, unless the destination has
+/// no infinities (e4m3); other conversions give the canonical NaN. `cvt.rna.tf32.f32` rounds a
+/// NaN's bits like a number's and is checked by hand (`cvt::tests::nan_conversions`).
+fn check_cvt_nan(src: FloatType, dst: FloatType, a: u64, r: Rounding, got: u64, satfinite: bool) {
+    use FloatType::{Bf16 as B16, E4m3 as E4, Tf32 as T, F32 as S, F64 as D};
+    let neg = |t: FloatType, x: u64| with_float!(t, F => F::from_bits(x as u128).is_negative());
+    let quiet_nan = |t: FloatType, x: u64| {
+        with_float!(t, F => {
+            let v = F::from_bits(x as u128);
+            v.is_nan() && !v.is_signaling()
+        })
+    };
+    match (src, dst) {
+        (S, T) if r == Rounding::Rna => {}
+        (S | B16, S) if !satfinite => {
+            let shift = if src == B16 { 16 } else { 0 };
+            assert_eq!(got, a << shift, "{src:?}->{dst:?} {a:#x}");
+        }
+        (D, E4) => assert_eq!(got, cvt_nan(dst), "{src:?}->{dst:?} {a:#x} {r:?}"),
+        (D, _) | (_, D) => {
+            // tf32 lives in an f32 register.
+            let reg = |t| if t == T { S } else { t };
+            assert!(
+                quiet_nan(reg(dst), got),
+                "{src:?}->{dst:?} {a:#x}: {got:#x}"
+            );
+            assert_eq!(
+                neg(reg(src), a),
+                neg(reg(dst), got),
+                "{src:?}->{dst:?} {a:#x}: {got:#x}"
+            );
+        }
+        _ => assert_eq!(got, cvt_nan(dst), "{src:?}->{dst:?} {a:#x} {r:?}"),
     }
 }
 
@@ -686,8 +792,7 @@ proptest! {
             let got = cvt::f2f(src, dst, a, r, m);
             match expect_f2f(v, dst, r, satfinite) {
                 Some(want) => prop_assert_eq!(got, want, "{:?}->{:?} {:#x} {:?}", src, dst, a, r),
-                None if dst == FloatType::F64 => prop_assert!(got & 0x7FF8_0000_0000_0000 == 0x7FF8_0000_0000_0000),
-                None => prop_assert_eq!(got, cvt_nan(dst)),
+                None => check_cvt_nan(src, dst, a, r, got, satfinite),
             }
         }
     }
