@@ -86,11 +86,12 @@ pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
                 slot[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
             }
             Arg::TensorMap(t) => {
-                let map = tensor_map(t, &buffers).map_err(|e| bad(format!("argument {i}: {e}")))?;
+                let base = buffers.get(t.buffer).map(|b| b.1).ok_or_else(|| bad(format!("argument {i}: tensor map names buffer {}", t.buffer)))?;
+                let bytes = encode_tensor_map(t, base).map_err(|e| bad(format!("argument {i}: {e}")))?;
                 if size < 128 {
                     return Err(bad(format!("argument {i}: a tensor map needs a 128-byte parameter, the kernel's has {size}")));
                 }
-                slot[..128].copy_from_slice(&map.encode());
+                slot[..128].copy_from_slice(&bytes);
             }
         }
     }
@@ -99,14 +100,13 @@ pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
     Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread: l.regs_per_thread })
 }
 
-/// The simulator's tensor map for a manifest's description.
-fn tensor_map(t: &warpsim_workloads::TensorMap, buffers: &[(String, u64, u64)]) -> Result<crate::tma::TensorMap, String> {
+/// The simulator's 128-byte encoding of a manifest's tensor map over a buffer at `base`.
+pub fn encode_tensor_map(t: &warpsim_workloads::TensorMap, base: u64) -> Result<[u8; 128], String> {
     use crate::tma::Swizzle;
     use warpsim_workloads::{Interleave, OobFill, Swizzle as S};
     if t.interleave != Interleave::None {
         return Err("interleaved tensor maps are not modelled".into());
     }
-    let base = buffers.get(t.buffer).map(|b| b.1).ok_or_else(|| format!("tensor map names buffer {}", t.buffer))?;
     let mut dims = [1u64; 5];
     let mut strides = [0u64; 4];
     let mut box_dims = [1u32; 5];
@@ -140,7 +140,7 @@ fn tensor_map(t: &warpsim_workloads::TensorMap, buffers: &[(String, u64, u64)]) 
         oob_nan: t.oob_fill == OobFill::Nan,
     };
     map.validate().map_err(|e| e.to_string())?;
-    Ok(map)
+    Ok(map.encode())
 }
 
 impl Prepared {

@@ -102,8 +102,9 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn no_tensor_maps(_: &TensorMap, _: u64) -> Result<[u8; TENSOR_MAP_BYTES], Error> {
-        Err(Error::Workload { workload: "test".into(), message: "unexpected tensor map".into() })
+    /// The simulator's own encoding, so the packed bytes can be compared with `prepare`'s.
+    fn sim_tensor_maps(tm: &TensorMap, base: u64) -> Result<[u8; TENSOR_MAP_BYTES], Error> {
+        warpsim_sim::launch::encode_tensor_map(tm, base).map_err(|message| Error::Workload { workload: "test".into(), message })
     }
 
     /// Same bytes as the simulator's `prepare` for every bundled workload, given the same buffer
@@ -115,15 +116,15 @@ mod tests {
             let p = warpsim_sim::launch::prepare(&w, 132).unwrap();
             let layout = ParamLayout::of(&w).unwrap();
             let addrs: Vec<u64> = p.buffers.iter().map(|b| b.1).collect();
-            let ours = layout.pack(&w, &addrs, &mut no_tensor_maps).unwrap();
+            let ours = layout.pack(&w, &addrs, &mut sim_tensor_maps).unwrap();
             assert_eq!(ours, p.params, "{name}: packed bytes differ from the simulator's");
 
             let moved: Vec<u64> = addrs.iter().map(|a| a + 0x7f00_0000_0000).collect();
-            let other = layout.pack(&w, &moved, &mut no_tensor_maps).unwrap();
+            let other = layout.pack(&w, &moved, &mut sim_tensor_maps).unwrap();
             for (arg, slot) in w.manifest.args.iter().zip(&layout.slots) {
                 let (a, b) = (&ours[slot.offset..][..slot.size], &other[slot.offset..][..slot.size]);
                 match arg {
-                    Arg::Buffer { .. } => assert_ne!(a, b, "{name}: `{}` ignores the address", slot.name),
+                    Arg::Buffer { .. } | Arg::TensorMap(_) => assert_ne!(a, b, "{name}: `{}` ignores the address", slot.name),
                     _ => assert_eq!(a, b, "{name}: `{}` depends on addresses", slot.name),
                 }
             }

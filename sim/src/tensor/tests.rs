@@ -556,12 +556,13 @@ fn mma_f16_fractions_round_once_to_f32() {
 #[test]
 fn f32_rounding_matches_cvt() {
     // The host f64 → f32 conversion used for f32 accumulators equals `cvt.rn.f32.f64`, including
-    // ties, subnormals, overflow and NaN.
+    // ties, subnormals and overflow. NaN differs by design: `cvt` keeps an f64 NaN's payload (H200
+    // oracle), an accumulator NaN is canonical (`mma_special_values`).
     let mut rng = Rng(13);
     let special = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, 1.0 + f64::EPSILON, 3.4028235677973366e38, 1.401298464324817e-45, 7.006492321624085e-46, 2.0f64.powi(-150)];
     let mut random: Vec<f64> = (0..100_000).map(|_| f64::from_bits(rng.next())).collect();
     random.extend((0..100_000).map(|_| (rng.next() as i64 as f64) * 2f64.powi(rng.int(-200, 100) as i32)));
-    for v in special.into_iter().chain(random) {
+    for v in special.into_iter().chain(random).filter(|v| !v.is_nan()) {
         let want = f2f(FloatType::F64, FloatType::F32, v.to_bits(), Rounding::Rn, FloatMods::default());
         assert_eq!(from_f64(Ty::F32, v), want, "{v:e}");
     }
