@@ -325,7 +325,7 @@ fn tensor(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: CpOp, exec: u32) -
             let n = map.elem_bytes as usize;
             let mut accesses = Vec::new();
             let mut elems = Vec::new();
-            map.for_each(&coords, |g, off| elems.push((g, off)));
+            map.for_store().for_each(&coords, |g, off| elems.push((g, off)));
             for (g, off) in elems {
                 let Some(g) = g else { continue };
                 let mut v = [0u8; 8];

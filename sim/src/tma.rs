@@ -150,6 +150,15 @@ impl TensorMap {
         Ok(t)
     }
 
+    /// The map as a tile store (global ← shared) sees it: the H200 bounds-checks a store's
+    /// innermost dimension at 16-byte granularity, so elements past `dims[0]` up to the next
+    /// 16-byte boundary are written too (measured: `tma_store_oob` on a 250-wide u32 tensor writes
+    /// columns 250 and 251, validate/data/h200/2026-11-30.json). Loads check every element.
+    pub fn for_store(&self) -> TensorMap {
+        let e = self.elem_bytes as u64;
+        TensorMap { dims: [(self.dims[0] * e).next_multiple_of(16) / e, self.dims[1], self.dims[2], self.dims[3], self.dims[4]], ..self.clone() }
+    }
+
     /// Visits every element of the box at `coords`: `f(global address or None when out of
     /// bounds, logical shared offset)` in shared-memory order.
     pub fn for_each(&self, coords: &[i64], mut f: impl FnMut(Option<u64>, u64)) {
@@ -209,6 +218,17 @@ mod tests {
         assert_eq!(Swizzle::B64.apply(3 * 128), 3 * 128 + 3 * 16);
         assert_eq!(Swizzle::B32.apply(3 * 128), 3 * 128 + 16);
         assert_eq!(Swizzle::None.apply(3 * 128), 3 * 128);
+    }
+
+    #[test]
+    fn stores_bound_the_inner_dimension_at_16_bytes() {
+        let mut t = map2d(Swizzle::None);
+        t.dims[0] = 250;
+        assert_eq!(t.for_store().dims[0], 252);
+        t.elem_bytes = 2;
+        assert_eq!(t.for_store().dims[0], 256);
+        t.dims[0] = 248;
+        assert_eq!(t.for_store().dims[..2], [248, 50]);
     }
 
     #[test]

@@ -208,8 +208,11 @@ pub(crate) fn tma_store_affine(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     }
     let dtype = c.spec("out")?.dtype;
     let mut values: Vec<Option<Value>> = c.values("out")?.into_iter().map(Some).collect();
+    // The H200 bounds-checks a store's inner dimension at 16-byte granularity (measured; see
+    // warpsim-sim's `TensorMap::for_store`): a row is written up to the next 16-byte boundary.
+    let stored_d0 = (t.d0 * t.esize).next_multiple_of(16) / t.esize;
     for y in 0..t.d1 {
-        for x in 0..t.d0 {
+        for x in 0..stored_d0 {
             let v = int(input[(y * w + x) as usize]);
             *values
                 .get_mut((y * t.pitch + x) as usize)

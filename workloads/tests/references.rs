@@ -516,16 +516,17 @@ fn tma_swizzle() {
 
 #[test]
 fn tma_store_affine() {
-    // out: 3 x 5 tensor at pitch 8, boxes 2 x 4; in: the box-padded 4 x 8 source.
-    // in-bounds elements become in*2 + 1, the rest keep out's initial 7
+    // out: 3 x 3 u32 tensor at pitch 8, boxes 2 x 4; in: the box-padded 4 x 4 source. Stores
+    // bound the inner dimension at 16 bytes: columns 0..3 of rows 0..2 become in*2 + 1 (column 3
+    // is past the tensor but inside its last 16-byte chunk), the rest keep out's initial 7
     let t = tiny("tma_store_affine")
-        .input("in", U32, &iota(32))
+        .input("in", U32, &iota(16))
         .inout("out", U32, &[7.0; 24])
         .scalar("a", U32, 2.0)
         .scalar("b", U32, 1.0)
-        .tmap("out", U32, [5, 3], 32, [4, 2], "none");
+        .tmap("out", U32, [3, 3], 32, [4, 2], "none");
     let want: Vec<f64> = (0..24)
-        .map(|i| if i % 8 < 5 { (2 * i + 1) as f64 } else { 7.0 })
+        .map(|i| if i % 8 < 4 { (2 * (i / 8 * 4 + i % 8) + 1) as f64 } else { 7.0 })
         .collect();
     same(t.expect("out"), &want);
 }
