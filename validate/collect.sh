@@ -16,7 +16,7 @@
 #   4. warpsim validate merge                  -> OUTDIR/data/h200/<date>.json and .csv
 # ncu runs with --clock-control none (the GPU's own clocks, as in the timed run), the default
 # --cache-control all (caches flushed before each replay pass) and --print-units base.
-# Environment: NCU (ncu binary), CHUNK (default 8), DEADLINE (default 400), CHUNK_TIMEOUT
+# Environment: WORKLOADS (comma-separated names; default: every bundled workload), NCU (ncu binary), CHUNK (default 8), DEADLINE (default 400), CHUNK_TIMEOUT
 # (default 120), RUN_TIMEOUT (default 240), REPS (default 20).
 set -u -o pipefail
 
@@ -28,6 +28,8 @@ DEADLINE=${DEADLINE:-400}
 CHUNK_TIMEOUT=${CHUNK_TIMEOUT:-120}
 RUN_TIMEOUT=${RUN_TIMEOUT:-240}
 REPS=${REPS:-20}
+WORKLOADS=${WORKLOADS:-}
+if [ -n "$WORKLOADS" ]; then SELECT=(--workloads "$WORKLOADS"); else SELECT=(--all); fi
 DATE=$(date -u +%F)
 mkdir -p "$DIR"
 SECONDS=0
@@ -61,8 +63,8 @@ echo "nvidia-smi: $SMI"
 echo "ncu: $NCUV"
 "$BIN" --version
 
-step "1. timed run: gpu-run --all --reps $REPS"
-timeout -k 10 "$RUN_TIMEOUT" "$BIN" validate gpu-run --all --reps "$REPS" --out "$DIR/run.json" 2>&1 | tee "$DIR/run.log"
+step "1. timed run: gpu-run ${SELECT[*]} --reps $REPS"
+timeout -k 10 "$RUN_TIMEOUT" "$BIN" validate gpu-run "${SELECT[@]}" --reps "$REPS" --out "$DIR/run.json" 2>&1 | tee "$DIR/run.log"
 echo "gpu-run exit status ${PIPESTATUS[0]} after ${SECONDS}s"
 if [ ! -s "$DIR/run.json" ]; then echo "error: no $DIR/run.json; stopping"; exit 1; fi
 
@@ -104,7 +106,7 @@ echo "metrics ($(tr ',' '\n' <<<"$METRICS" | grep -c .)): $METRICS"
 MERGE_ARGS=()
 if [ -n "$METRICS" ]; then
   step "3. ncu over the profile pass, $CHUNK workloads per process"
-  mapfile -t NAMES < <("$BIN" workloads | awk '{print $1}')
+  if [ -n "$WORKLOADS" ]; then IFS=, read -r -a NAMES <<<"$WORKLOADS"; else mapfile -t NAMES < <("$BIN" workloads | awk '{print $1}'); fi
   k=0
   for ((i = 0; i < ${#NAMES[@]}; i += CHUNK)); do
     if [ "$SECONDS" -ge "$DEADLINE" ]; then
