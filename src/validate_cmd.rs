@@ -19,6 +19,21 @@ pub enum ValidateCmd {
     Merge(MergeArgs),
     /// Simulate every measured workload and compare cycles and counters with the dataset.
     Correlate(CorrelateArgs),
+    /// Turn the ncu source pages `validate/sass.sh` collected into an executed-SASS dataset.
+    SassImport(SassImportArgs),
+}
+
+#[derive(Args)]
+pub struct SassImportArgs {
+    /// `sass.sh`'s output directory (reads dynamic/chunk-K.csv and .log, K = 0, 1, ...).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// The dataset to write.
+    #[arg(long, value_name = "FILE.json")]
+    out: PathBuf,
+    /// A provenance line to record in the dataset's notes (repeatable).
+    #[arg(long)]
+    note: Vec<String>,
 }
 
 #[derive(Args)]
@@ -117,6 +132,10 @@ pub struct MergeArgs {
     /// A provenance line to record in the dataset's notes (repeatable).
     #[arg(long)]
     note: Vec<String>,
+    /// Fold the merged workloads into this existing dataset (re-measured ones replace their
+    /// records, new ones are added) instead of writing a dataset of their own.
+    #[arg(long, value_name = "FILE.json")]
+    update: Option<PathBuf>,
 }
 
 /// Prints one progress line and flushes, so a run under ncu or `tee` shows where it is.
@@ -146,7 +165,33 @@ pub fn run(cmd: ValidateCmd) -> Result<()> {
         }
         ValidateCmd::Merge(a) => merge(a),
         ValidateCmd::Correlate(a) => correlate(a),
+        ValidateCmd::SassImport(a) => sass_import(a),
     }
+}
+
+fn sass_import(a: SassImportArgs) -> Result<()> {
+    let mut chunks = Vec::new();
+    for k in 0.. {
+        let csv = a.dir.join(format!("dynamic/chunk-{k}.csv"));
+        if !csv.exists() {
+            break;
+        }
+        let read = |p: &Path| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()));
+        chunks.push((csv.display().to_string(), read(&csv)?, read(&csv.with_extension("log"))?));
+    }
+    if chunks.is_empty() {
+        bail!("no {}/dynamic/chunk-0.csv", a.dir.display());
+    }
+    let d = warpsim_validate::sass::import(&chunks, a.note)?;
+    for w in &d.workloads {
+        out!("{:<30} {:<24} {:>12} warp instructions", w.name, w.kernel, w.executed());
+    }
+    if let Some(dir) = a.out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&a.out, serde_json::to_string_pretty(&d)? + "\n").with_context(|| format!("cannot write {}", a.out.display()))?;
+    out!("wrote {} ({} workloads)", a.out.display(), d.workloads.len());
+    Ok(())
 }
 
 fn correlate(a: CorrelateArgs) -> Result<()> {
@@ -269,9 +314,13 @@ fn merge(a: MergeArgs) -> Result<()> {
         let clock = r.clock_ghz.map_or("-".into(), |g| format!("{g:.3} GHz"));
         out!("{:<30} {:>12} cycles  {:>12}  {:>10}  {} counters", r.name, cycles, time, clock, r.counters.len());
     }
-    m.dataset.save(&a.out)?;
+    let dataset = match &a.update {
+        Some(base) => warpsim_validate::merge::update(Dataset::load(base)?, m.dataset)?,
+        None => m.dataset,
+    };
+    dataset.save(&a.out)?;
     let csv = a.out.with_extension("csv");
-    m.dataset.save_csv(&csv)?;
+    dataset.save_csv(&csv)?;
     out!("wrote {} and {}", a.out.display(), csv.display());
     Ok(())
 }

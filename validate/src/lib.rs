@@ -10,7 +10,8 @@
 //!
 //! Modules: [`params`] (PTX parameter layout and packing), [`runner`] (the per-workload loop
 //! and the dry-run device of the self-check), [`gpu`] (the CUDA driver device), [`dataset`],
-//! [`ncu`], [`merge`], [`error`].
+//! [`ncu`], [`merge`], [`sass`] (executed SASS per workload, for calibration), [`correlate`],
+//! [`error`].
 
 pub mod correlate;
 pub mod dataset;
@@ -20,6 +21,7 @@ pub mod merge;
 pub mod ncu;
 pub mod params;
 pub mod runner;
+pub mod sass;
 
 pub use dataset::{Dataset, DeviceInfo, OutputRecord, RefStatus, WorkloadRecord};
 pub use error::{chain, Error};

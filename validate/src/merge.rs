@@ -40,7 +40,8 @@ pub fn merge(mut run: Dataset, profiles: &[Dataset], reports: &[NcuReport]) -> R
     let mut warnings = Vec::new();
     let mut pairs: Vec<(String, &NcuLaunch)> = Vec::new();
     let mut next = 0;
-    for rec in order {
+    // No reports: nothing to pair (a dataset passed through, e.g. to `update`).
+    for rec in order.into_iter().filter(|_| !reports.is_empty()) {
         match launches[next..].iter().position(|(_, l)| matches(rec, l)) {
             Some(k) => {
                 for (r, skipped) in &launches[next..next + k] {
@@ -89,6 +90,36 @@ pub fn merge(mut run: Dataset, profiles: &[Dataset], reports: &[NcuReport]) -> R
     Ok(Merged { dataset: run, warnings })
 }
 
+/// Folds a newer partial dataset into an older one: each of `newer`'s workloads replaces the
+/// record of the same name or joins the dataset, and `newer`'s counter units and notes are
+/// added (a note first records which workloads were re-measured on which date). Fails when the
+/// two were measured on different devices or a counter changes unit.
+pub fn update(mut base: Dataset, newer: Dataset) -> Result<Dataset, Error> {
+    if (base.device.name.as_str(), base.device.sm_count) != (newer.device.name.as_str(), newer.device.sm_count) {
+        return Err(Error::Merge(format!(
+            "the datasets come from different devices: {} ({} SMs) and {} ({} SMs)",
+            base.device.name, base.device.sm_count, newer.device.name, newer.device.sm_count
+        )));
+    }
+    for (metric, unit) in newer.counter_units {
+        let old = base.counter_units.entry(metric.clone()).or_insert_with(|| unit.clone());
+        if *old != unit {
+            return Err(Error::Merge(format!("`{metric}` is in `{old}` in one dataset and `{unit}` in the other")));
+        }
+    }
+    let names: Vec<&str> = newer.workloads.iter().map(|r| r.name.as_str()).collect();
+    base.notes.push(format!("update {} ({}): {}", newer.date, newer.tool, names.join(", ")));
+    base.notes.extend(newer.notes.into_iter().map(|n| format!("update {}: {n}", newer.date)));
+    for rec in newer.workloads {
+        match base.workloads.iter_mut().find(|r| r.name == rec.name) {
+            Some(old) => *old = rec,
+            None => base.workloads.push(rec),
+        }
+    }
+    base.workloads.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(base)
+}
+
 /// Whether an ncu launch can be `rec`'s: same kernel, and same grid and block where known.
 fn matches(rec: &WorkloadRecord, l: &NcuLaunch) -> bool {
     l.base_name() == rec.entry && l.grid.is_none_or(|g| g == rec.grid) && l.block.is_none_or(|b| b == rec.block)
@@ -120,6 +151,28 @@ mod tests {
         assert_eq!(m.dataset.counter_units["gpu__time_duration.sum"], "nsecond");
         assert_eq!(m.warnings, ["ncu report 0: not a number: launch 0: smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio = n/a"]);
         assert_eq!(m.dataset.notes.len(), 1);
+    }
+
+    #[test]
+    fn update_replaces_and_adds_records() {
+        let base = sample();
+        let mut newer = sample();
+        newer.date = "2030-01-02".into();
+        newer.workloads.truncate(1);
+        newer.workloads[0].cycles = Some(42);
+        let mut extra = newer.workloads[0].clone();
+        extra.name = "added".into();
+        newer.workloads.push(extra);
+        let n = base.workloads.len();
+        let u = update(base, newer).unwrap();
+        assert_eq!(u.workloads.len(), n + 1);
+        assert_eq!(u.workloads.iter().find(|r| r.name == "vector_add").unwrap().cycles, Some(42));
+        assert!(u.workloads.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(u.notes.iter().any(|s| s.starts_with("update 2030-01-02") && s.contains("vector_add, added")));
+
+        let mut other = sample();
+        other.device.sm_count += 1;
+        assert!(update(sample(), other).unwrap_err().to_string().contains("different devices"));
     }
 
     #[test]
