@@ -1,67 +1,209 @@
 //! Machine-op costs ("ptxas-aware lowering"): how many SASS instructions one PTX instruction
 //! becomes.
 //!
-//! ptxas rewrites PTX heavily: register moves and immediate moves vanish into operands, kernel
-//! parameters are read straight from the constant bank (`ld.param` folds away), `cvta.to.global`
-//! is the identity, address arithmetic fuses into the memory instruction's addressing mode
-//! (`[R + imm]`, `[R.X4 + UR]`, `IMAD.WIDE` absorbing the following 64-bit add), 64-bit integer
-//! arithmetic takes two 32-bit operations, and IEEE division, remainders and square roots become
-//! multi-instruction sequences. The timing model issues `machine_ops` slots for each PTX
-//! instruction (a folded instruction costs no slot and no latency) and counts them in
-//! `smsp__inst_executed.sum`, so the simulated instruction stream has the size of the SASS one.
-//! These are first-principles counts from SASS listings of nvcc 13 for sm_90; `warpsim validate
-//! calibrate` refines them against Nsight Compute's instruction counts.
+//! ptxas rewrites PTX heavily: register moves and immediate moves vanish into operands,
+//! `cvta.to.global` is the identity, address arithmetic fuses into the memory instruction's
+//! addressing mode (`[R + imm]`, `[R.X4 + UR]`, `IMAD.WIDE` absorbing the following 64-bit add),
+//! 64-bit integer arithmetic takes two 32-bit operations, and IEEE division, remainders and
+//! square roots become multi-instruction sequences. Two things do not fold, as the H200's
+//! executed SASS shows (validate/data/h200/sass/): every `ld.param` is an `LDC`/`ULDC` from the
+//! constant bank, and every warp starts with a two-instruction prologue. Each PTX instruction
+//! falls in a [`Class`]; a [`CostTable`] gives each class's machine ops (defaults here, fitted
+//! values in a preset's `machine_ops` table, from `warpsim validate calibrate`). The timing
+//! model issues that many slots for the instruction (a fused one costs no slot and no latency)
+//! and counts them in `smsp__inst_executed.sum`, so the simulated instruction stream has the
+//! size of the SASS one.
 
 use crate::ast::Space;
 use crate::inst::{flag, Base, Inst, Op, Opnd};
 use crate::program::Program;
 use crate::types::Ty;
 
-/// SASS instructions issued for one execution of `inst` on its own (without fusion with its
-/// neighbours; see [`program_costs`]).
-pub fn machine_ops(inst: &Inst) -> u8 {
+/// What ptxas does with a PTX instruction, as far as the instruction count goes. Each class has a
+/// default machine-op count ([`Class::default_ops`]); a preset's `machine_ops` table (fitted by
+/// `warpsim validate calibrate` against the H200's executed SASS) can replace it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Once per warp at kernel entry: ptxas's prologue (`LDC R1, c[0x28]`, the stack pointer,
+    /// and `ULDC.64 UR4, c[0x208]`, the global-memory descriptor). Charged to instruction 0.
+    Entry,
+    /// `ld.param`: one `LDC`/`ULDC` from the constant bank per parameter read.
+    LdParam,
+    /// `mov` of a special register: `S2R`, `S2UR`, `CS2R` or an `LDC` of `%ntid`/`%nctaid`.
+    MovSpecial,
+    /// Register, immediate and symbol-address moves: they fold into operands.
+    Move,
+    /// `cvta.to.global` and friends: the identity on sm_70+.
+    Cvta,
+    /// Integer zero extension or truncation: free.
+    CvtZeroExtend,
+    /// Integer sign extension: one shift.
+    CvtSignExtend,
+    /// `div.approx/.full.f32`: `MUFU.RCP` and a multiply.
+    DivF32Approx,
+    /// IEEE `div.rn.f32`: the Newton sequence.
+    DivF32,
+    DivF64,
+    /// 32-bit (and narrower) integer `div`/`rem`.
+    DivInt,
+    DivInt64,
+    /// IEEE `sqrt`/`rcp` (not `.approx`), f32.
+    SqrtF32,
+    SqrtF64,
+    /// 64-bit integer add/sub/min/max/neg/abs/logic: two 32-bit operations.
+    Int64,
+    /// 64-bit shifts.
+    Shift64,
+    /// 64-bit `mul.lo`/`mad.lo` (not `.wide`).
+    Mul64,
+    /// 64-bit integer comparisons.
+    Setp64,
+    /// Everything else: one SASS instruction.
+    Other,
+}
+
+impl Class {
+    pub const ALL: [Class; 19] = [
+        Class::Entry,
+        Class::LdParam,
+        Class::MovSpecial,
+        Class::Move,
+        Class::Cvta,
+        Class::CvtZeroExtend,
+        Class::CvtSignExtend,
+        Class::DivF32Approx,
+        Class::DivF32,
+        Class::DivF64,
+        Class::DivInt,
+        Class::DivInt64,
+        Class::SqrtF32,
+        Class::SqrtF64,
+        Class::Int64,
+        Class::Shift64,
+        Class::Mul64,
+        Class::Setp64,
+        Class::Other,
+    ];
+
+    /// The key of the class in a preset's `machine_ops` table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Entry => "entry",
+            Class::LdParam => "ld_param",
+            Class::MovSpecial => "mov_special",
+            Class::Move => "move",
+            Class::Cvta => "cvta",
+            Class::CvtZeroExtend => "cvt_zero_extend",
+            Class::CvtSignExtend => "cvt_sign_extend",
+            Class::DivF32Approx => "div_f32_approx",
+            Class::DivF32 => "div_f32",
+            Class::DivF64 => "div_f64",
+            Class::DivInt => "div_int",
+            Class::DivInt64 => "div_int64",
+            Class::SqrtF32 => "sqrt_f32",
+            Class::SqrtF64 => "sqrt_f64",
+            Class::Int64 => "int64",
+            Class::Shift64 => "shift64",
+            Class::Mul64 => "mul64",
+            Class::Setp64 => "setp64",
+            Class::Other => "other",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// First-principles counts from SASS listings of nvcc 13 for sm_90
+    /// (validate/data/h200/sass/).
+    pub fn default_ops(self) -> u8 {
+        match self {
+            Class::Entry => 2,
+            Class::LdParam | Class::MovSpecial | Class::CvtSignExtend | Class::Other => 1,
+            Class::Move | Class::Cvta | Class::CvtZeroExtend => 0,
+            Class::DivF32Approx | Class::Int64 | Class::Shift64 | Class::Setp64 => 2,
+            Class::DivF32 => 9,
+            Class::DivF64 => 12,
+            Class::DivInt => 10,
+            Class::DivInt64 => 40,
+            Class::SqrtF32 => 5,
+            Class::SqrtF64 => 10,
+            Class::Mul64 => 3,
+        }
+    }
+}
+
+/// Machine ops per class: the defaults, with a preset's fitted values over them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostTable([u8; Class::ALL.len()]);
+
+impl Default for CostTable {
+    fn default() -> Self {
+        CostTable(Class::ALL.map(Class::default_ops))
+    }
+}
+
+impl CostTable {
+    pub fn get(&self, c: Class) -> u8 {
+        self.0[c as usize]
+    }
+
+    pub fn set(&mut self, c: Class, ops: u8) {
+        self.0[c as usize] = ops;
+    }
+
+    /// The defaults with `overrides` (class name → machine ops) applied; an unknown name is
+    /// returned as the error.
+    pub fn with<'a>(overrides: impl IntoIterator<Item = (&'a str, u8)>) -> Result<Self, String> {
+        let mut t = CostTable::default();
+        for (name, ops) in overrides {
+            t.set(Class::from_name(name).ok_or_else(|| name.to_string())?, ops);
+        }
+        Ok(t)
+    }
+}
+
+/// The class of one PTX instruction on its own (without fusion with its neighbours; see
+/// [`program_costs`]).
+pub fn class(inst: &Inst) -> Class {
     let m = &inst.m;
     let ty = m.ty();
     let wide64 = ty.bits() == 64 && !ty.is_float();
-    let src = inst.src();
     match inst.op {
-        Op::Mov => match src.first() {
-            Some(Opnd::Special(_)) => 1,
-            // Register copies, immediates and shared-symbol addresses fold into operands.
-            _ => 0,
+        Op::Mov => match inst.src().first() {
+            Some(Opnd::Special(_)) => Class::MovSpecial,
+            _ => Class::Move,
         },
-        Op::Ld | Op::Ldu if m.space() == Space::Param => 0,
-        Op::St if m.space() == Space::Param => 0,
-        Op::Cvta if m.has(flag::TO) || m.space() == Space::Global => 0,
+        Op::Ld | Op::Ldu if m.space() == Space::Param => Class::LdParam,
+        Op::St if m.space() == Space::Param => Class::Move,
+        Op::Cvta if m.has(flag::TO) || m.space() == Space::Global => Class::Cvta,
         Op::Cvt => {
             let (d, s) = (m.ty(), m.ty2());
-            if !d.is_float() && !s.is_float() {
-                // Integer widening/narrowing: zero-extension and truncation are free; sign
-                // extension is one shift.
-                (d.bits() > s.bits() && s.is_signed()) as u8
-            } else {
-                1
+            match (d.is_float() || s.is_float(), d.bits() > s.bits() && s.is_signed()) {
+                (true, _) => Class::Other,
+                (false, true) => Class::CvtSignExtend,
+                (false, false) => Class::CvtZeroExtend,
             }
         }
         Op::Div | Op::Rem => match ty {
-            Ty::F32 if m.has(flag::APPROX) || m.has(flag::FULL) => 2,
-            Ty::F32 => 9,
-            Ty::F64 => 12,
-            _ if wide64 => 40,
-            _ => 10,
+            Ty::F32 if m.has(flag::APPROX) || m.has(flag::FULL) => Class::DivF32Approx,
+            Ty::F32 => Class::DivF32,
+            Ty::F64 => Class::DivF64,
+            _ if wide64 => Class::DivInt64,
+            _ => Class::DivInt,
         },
         Op::Sqrt | Op::Rcp if !m.has(flag::APPROX) => {
             if ty == Ty::F64 {
-                10
+                Class::SqrtF64
             } else {
-                5
+                Class::SqrtF32
             }
         }
-        Op::Add | Op::Sub | Op::Min | Op::Max | Op::Neg | Op::Abs | Op::And | Op::Or | Op::Xor | Op::Not if wide64 => 2,
-        Op::Shl | Op::Shr if wide64 => 2,
-        Op::Mul | Op::Mad if wide64 => 3,
-        Op::Setp if wide64 => 2,
-        _ => 1,
+        Op::Add | Op::Sub | Op::Min | Op::Max | Op::Neg | Op::Abs | Op::And | Op::Or | Op::Xor | Op::Not if wide64 => Class::Int64,
+        Op::Shl | Op::Shr if wide64 => Class::Shift64,
+        Op::Mul | Op::Mad if wide64 => Class::Mul64,
+        Op::Setp if wide64 => Class::Setp64,
+        _ => Class::Other,
     }
 }
 
@@ -73,17 +215,16 @@ fn is_address_operand(o: &Opnd) -> Option<u32> {
     }
 }
 
-/// Machine ops of every instruction of a program, with address arithmetic fused into the memory
-/// instructions that consume it:
+/// The class of every instruction of a program, `None` where address arithmetic fuses into the
+/// memory instructions that consume it:
 /// - an integer `add`/`sub` whose result is only ever used as a load/store address becomes part
 ///   of the addressing mode (`[R + imm]`, `[R + UR]`);
 /// - a `shl` by 1–4 (or `mul.lo` by 2, 4, 8, 16) feeding only such fused adds becomes the scaled
 ///   index (`[R.X4 + UR]`);
 /// - a 64-bit `add` whose other operand is a `mul.wide` used only there folds into that
 ///   `IMAD.WIDE`.
-pub fn program_costs(p: &Program) -> Vec<u8> {
+pub fn program_classes(p: &Program) -> Vec<Option<Class>> {
     let n = p.insts.len();
-    let mut cost: Vec<u8> = p.insts.iter().map(machine_ops).collect();
     // Uses of each register: (instruction, used as an address).
     let mut uses: Vec<Vec<(usize, bool)>> = vec![Vec::new(); p.regs.len()];
     let mut defs: Vec<Vec<usize>> = vec![Vec::new(); p.regs.len()];
@@ -150,10 +291,15 @@ pub fn program_costs(p: &Program) -> Vec<u8> {
             }
         }
     }
-    for (c, f) in cost.iter_mut().zip(folded) {
-        if f {
-            *c = 0;
-        }
+    p.insts.iter().zip(folded).map(|(i, f)| (!f).then(|| class(i))).collect()
+}
+
+/// Machine ops of every instruction of a program under `table`: its class's count (0 when
+/// fused), plus the kernel-entry prologue on instruction 0.
+pub fn program_costs(p: &Program, table: &CostTable) -> Vec<u8> {
+    let mut cost: Vec<u8> = program_classes(p).into_iter().map(|c| c.map_or(0, |c| table.get(c))).collect();
+    if let Some(first) = cost.first_mut() {
+        *first = first.saturating_add(table.get(Class::Entry));
     }
     cost
 }
@@ -175,8 +321,8 @@ mod tests {
             "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, %r1;\n\
              add.s64 %rd3, %rd2, 4;\nadd.s32 %r3, %r2, 1;\ndiv.rn.f32 %f1, %f2, %f3;\ncvt.u64.u32 %rd1, %r1;\ncvt.s64.s32 %rd1, %r1;\nret;",
         );
-        let c: Vec<u8> = p.insts.iter().map(machine_ops).collect();
-        assert_eq!(c, vec![0, 0, 1, 0, 2, 1, 9, 0, 1, 1]);
+        let c: Vec<u8> = p.insts.iter().map(|i| CostTable::default().get(class(i))).collect();
+        assert_eq!(c, vec![1, 0, 1, 0, 2, 1, 9, 0, 1, 1]);
     }
 
     #[test]
@@ -188,6 +334,17 @@ mod tests {
              shl.b32 %r3, %r2, 2;\nadd.s32 %r4, %r5, %r3;\nld.shared.u32 %r6, [%r4];\n\
              add.s32 %r7, %r6, 8;\nst.shared.u32 [%r7], %r7;\nret;",
         );
-        assert_eq!(program_costs(&p), vec![1, 0, 1, 0, 0, 1, 1, 1, 1]);
+        // Instruction 0 also carries the two-instruction prologue.
+        assert_eq!(program_costs(&p, &CostTable::default()), vec![3, 0, 1, 0, 0, 1, 1, 1, 1]);
+        let fitted = CostTable::with([("entry", 1), ("other", 2)]).unwrap();
+        assert_eq!(program_costs(&p, &fitted), vec![3, 0, 2, 0, 0, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn class_names_round_trip() {
+        for c in Class::ALL {
+            assert_eq!(Class::from_name(c.name()), Some(c));
+        }
+        assert_eq!(CostTable::with([("ld_parm", 1)]).unwrap_err(), "ld_parm");
     }
 }

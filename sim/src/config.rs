@@ -5,7 +5,10 @@
 //! and are checked: an unknown key, a value of the wrong type or a value out of range is an error
 //! naming the key path, before anything runs.
 
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use warpsim_isa::costs::{Class, CostTable};
 
 /// Warp scheduling policy of a sub-partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,4 +286,30 @@ pub struct ArchConfig {
     pub coalescing: Coalescing,
     pub features: Features,
     pub misc: Misc,
+    /// SASS instructions per PTX instruction class (`warpsim_isa::costs::Class` names). A preset
+    /// lists the classes it has fitted; the others keep their defaults.
+    #[serde(default)]
+    pub machine_ops: MachineOps,
+}
+
+/// Machine ops per PTX instruction class: read from a partial table (missing classes keep their
+/// defaults), written out whole, so every class is a key path `--set` can reach
+/// (`--set machine_ops.ld_param=0`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MachineOps(pub CostTable);
+
+impl Serialize for MachineOps {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m: BTreeMap<&str, u8> = Class::ALL.iter().map(|&c| (c.name(), self.0.get(c))).collect();
+        m.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for MachineOps {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = BTreeMap::<String, u8>::deserialize(d)?;
+        CostTable::with(m.iter().map(|(k, &v)| (k.as_str(), v)))
+            .map(MachineOps)
+            .map_err(|k| serde::de::Error::custom(format!("unknown PTX instruction class `{k}`")))
+    }
 }

@@ -75,7 +75,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog));
+    let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog, &cfg.machine_ops.0));
     let nsm = cfg.sm.count.max(1);
     let ngpc = cfg.sm.gpcs.clamp(1, nsm);
     // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).

@@ -340,7 +340,8 @@ fn check_shape(doc: &DeTable<'_>) -> Option<(String, Option<std::ops::Range<usiz
     if let Some(p) = visit(doc, "", schema, &mut seen) {
         return Some(p);
     }
-    schema.leaves.iter().find(|l| !seen.contains(*l)).map(|l| {
+    // `machine_ops` lists only the classes a preset fits; the rest keep their defaults.
+    schema.leaves.iter().find(|l| !seen.contains(*l) && !l.starts_with("machine_ops.")).map(|l| {
         let parent = l.rsplit_once('.').map(|(p, _)| p).unwrap_or("");
         let span = if parent.is_empty() { None } else { span_of(doc, parent) };
         (l.clone(), span, format!("missing key `{l}`"))

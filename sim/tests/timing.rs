@@ -97,6 +97,7 @@ fn cfg() -> ArchConfig {
             tma_latency: 300,
             cluster_barrier_latency: 800,
         },
+        machine_ops: Default::default(),
     }
 }
 
