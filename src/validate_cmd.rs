@@ -21,6 +21,28 @@ pub enum ValidateCmd {
     Correlate(CorrelateArgs),
     /// Turn the ncu source pages `validate/sass.sh` collected into an executed-SASS dataset.
     SassImport(SassImportArgs),
+    /// Fit a preset's machine-op counts, latencies and bandwidths to the dataset; write the
+    /// calibrated preset (`--out sim/presets/hopper-h200.toml` regenerates the shipped one).
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// The preset to start from (a name or a TOML file): its datasheet values are replaced.
+    #[arg(long, default_value = "hopper-h200-datasheet")]
+    base: String,
+    /// Name of the calibrated preset.
+    #[arg(long, default_value = "hopper-h200")]
+    name: String,
+    /// Hardware dataset (default: the newest `validate/data/h200/*.json` of this checkout).
+    #[arg(long, value_name = "FILE.json")]
+    data: Option<PathBuf>,
+    /// Where the calibrated preset goes (default validate/out/NAME.toml).
+    #[arg(long, value_name = "FILE.toml")]
+    out: Option<PathBuf>,
+    /// Simulations run in parallel (the result does not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
 }
 
 #[derive(Args)]
@@ -166,7 +188,38 @@ pub fn run(cmd: ValidateCmd) -> Result<()> {
         ValidateCmd::Merge(a) => merge(a),
         ValidateCmd::Correlate(a) => correlate(a),
         ValidateCmd::SassImport(a) => sass_import(a),
+        ValidateCmd::Calibrate(a) => calibrate(a),
     }
+}
+
+fn calibrate(a: CalibrateArgs) -> Result<()> {
+    let (base_name, base_text) = match warpsim_sim::presets::preset_source(&a.base) {
+        Some(text) => (a.base.clone(), text.to_string()),
+        None => (a.base.clone(), std::fs::read_to_string(&a.base).with_context(|| format!("`{}` is neither a preset nor a readable file", a.base))?),
+    };
+    let path = match a.data {
+        Some(p) => p,
+        None => newest_dataset()?,
+    };
+    let dataset = Dataset::load(&path)?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let label = path.canonicalize().ok().and_then(|p| p.strip_prefix(root).ok().map(Path::to_path_buf)).unwrap_or_else(|| path.clone());
+    let inputs = warpsim_validate::calibrate::Inputs {
+        base_name: &base_name,
+        base_text: &base_text,
+        name: &a.name,
+        dataset: &dataset,
+        dataset_label: &label.display().to_string(),
+        threads: a.threads,
+    };
+    let c = warpsim_validate::calibrate::calibrate(&inputs, &mut progress)?;
+    let out = a.out.unwrap_or_else(|| PathBuf::from(format!("validate/out/{}.toml", a.name)));
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&out, &c.text).with_context(|| format!("cannot write {}", out.display()))?;
+    out!("wrote {} ({} parameters and {} instruction classes fitted)", out.display(), c.knobs.len(), c.ops.fitted.len());
+    Ok(())
 }
 
 fn sass_import(a: SassImportArgs) -> Result<()> {
@@ -223,11 +276,13 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
         out!("skipped {w}: {why}");
     }
     out!(
-        "{} vs {}: {} workloads, MAPE {:.1}%, median |error| {:.1}%, Pearson r {:.4} (log cycles {:.4}), worst {} {:+.1}%, {} within ±25%; instruction-count MAPE {:.1}%",
+        "{} vs {}: {} workloads, MAPE {:.1}% ({:.1}% over the {} not used by calibrate), median |error| {:.1}%, Pearson r {:.4} (log cycles {:.4}), worst {} {:+.1}%, {} within ±25%; instruction-count MAPE {:.1}%",
         s.arch,
         s.dataset,
         s.n,
         s.mape_pct,
+        s.held_out_mape_pct,
+        s.held_out_n,
         s.median_abs_error_pct,
         s.pearson_r,
         s.pearson_r_log,

@@ -27,7 +27,8 @@ pub enum Class {
     /// Once per warp at kernel entry: ptxas's prologue (`LDC R1, c[0x28]`, the stack pointer,
     /// and `ULDC.64 UR4, c[0x208]`, the global-memory descriptor). Charged to instruction 0.
     Entry,
-    /// `ld.param`: one `LDC`/`ULDC` from the constant bank per parameter read.
+    /// `ld.param` of a kernel parameter: one `LDC`/`ULDC` from the constant bank (a device
+    /// function's parameters are registers: reading one is a [`Class::Move`]).
     LdParam,
     /// `mov` of a special register: `S2R`, `S2UR`, `CS2R` or an `LDC` of `%ntid`/`%nctaid`.
     MovSpecial,
@@ -291,7 +292,22 @@ pub fn program_classes(p: &Program) -> Vec<Option<Class>> {
             }
         }
     }
-    p.insts.iter().zip(folded).map(|(i, f)| (!f).then(|| class(i))).collect()
+    p.insts
+        .iter()
+        .zip(folded)
+        .map(|(i, f)| {
+            (!f).then(|| match class(i) {
+                // A device function's parameters live in registers: reading one is a move.
+                Class::LdParam if !reads_kernel_param(p, i) => Class::Move,
+                c => c,
+            })
+        })
+        .collect()
+}
+
+/// Whether `ld.param` reads one of the kernel's own parameters (the constant bank).
+fn reads_kernel_param(p: &Program, i: &Inst) -> bool {
+    i.src().iter().any(|o| matches!(o, Opnd::Addr { base: Base::Sym(s), .. } if p.params.contains(s)))
 }
 
 /// Machine ops of every instruction of a program under `table`: its class's count (0 when

@@ -123,7 +123,7 @@ pub struct Sm {
     pub scheduler: SchedulerPolicy,
     /// Active-set size of the two-level scheduler (warps per sub-partition).
     pub two_level_active: u32,
-    /// Cycles from a CTA being assigned to an SM until its warps may issue (cycles).
+    /// Cycles an SM takes to launch one CTA; an SM launches its CTAs one at a time (cycles).
     pub cta_launch_latency: u32,
 }
 

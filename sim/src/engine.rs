@@ -106,7 +106,6 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         }
         v
     };
-    let launch = cfg.sm.cta_launch_latency as u64;
     let mut next_cluster = 0u64;
     let mut rr = 0usize;
     let mut spans: Vec<CtaSpan> = Vec::new();
@@ -118,7 +117,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
             let mut placed = None;
             for step in 0..gpcs.len() {
                 let g = (*rr + step) % gpcs.len();
-                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, occ.ctas_per_sm as usize, launch, k.smem_bytes) {
+                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, occ.ctas_per_sm as usize, k.smem_bytes) {
                     *rr = g + 1;
                     placed = Some(p);
                     break;

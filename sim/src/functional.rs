@@ -24,6 +24,8 @@ pub struct FunctionalStats {
     pub warp_instructions: u64,
     pub ctas: u64,
     pub warps: u64,
+    /// Warp instructions executed per PTX instruction (index = instruction).
+    pub executed: Vec<u64>,
 }
 
 /// Instructions a warp runs before the next warp gets a turn.
@@ -61,7 +63,7 @@ fn release(warps: &mut [Warp], k: &Kernel, r: Release) {
 /// Runs every CTA of the kernel to completion.
 pub fn run(k: &Kernel, mem: &mut DeviceMemory, max_warp_insts: u64) -> Result<FunctionalStats, Fault> {
     let d = k.dims;
-    let mut stats = FunctionalStats::default();
+    let mut stats = FunctionalStats { executed: vec![0; k.prog.insts.len()], ..FunctionalStats::default() };
     let [cx, cy, cz] = d.cluster;
     let clusters = [d.grid[0] / cx, d.grid[1] / cy, d.grid[2] / cz];
     let threads = d.threads_per_cta();
@@ -134,6 +136,9 @@ fn run_cluster(
                 all_done = false;
                 for _ in 0..QUANTUM {
                     let clock = stats.warp_instructions;
+                    if let Some(n) = stats.executed.get_mut(warps[ci][wi].pc() as usize) {
+                        *n += 1;
+                    }
                     let mut env = Env { k, gmem: mem, ctas, me: ci, clock, trace, asyncs: &mut asyncs };
                     let s = step(&mut warps[ci][wi], &mut env)?;
                     // Asynchronous copies complete at once here.

@@ -44,7 +44,7 @@ impl Gpc {
     /// Places a cluster (its CTAs `linear[r]` by rank) if the GPC has room; the
     /// CTAs' warps may issue `launch` cycles after their SM's clock. Returns the (global SM id,
     /// CTA, start cycle) placements.
-    pub fn place(&mut self, dims: &LaunchDims, linear: &[u64], res: CtaRes, per_sm: usize, launch: u64, smem: u32) -> Option<Vec<(u32, u64, u64)>> {
+    pub fn place(&mut self, dims: &LaunchDims, linear: &[u64], res: CtaRes, per_sm: usize, smem: u32) -> Option<Vec<(u32, u64, u64)>> {
         let free = self.free_slots(per_sm);
         if free.iter().map(|f| f.1).sum::<usize>() < linear.len() {
             return None;
@@ -74,7 +74,7 @@ impl Gpc {
         let mut placed = Vec::new();
         for (r, &l) in linear.iter().enumerate() {
             let sm = &mut self.sms[sm_of[r]];
-            let start = sm.now + launch;
+            let start = sm.launch_slot();
             sm.admit(cl, r, res, start, l * warps as u64);
             placed.push((sm.id, l, sm.now));
         }

@@ -1,6 +1,8 @@
 //! Architecture presets and the machinery around them.
 //!
-//! Twelve presets (`sim/presets/<name>.toml`, Tesla G80 to Hopper H200) are embedded in the binary.
+//! Thirteen presets (`sim/presets/<name>.toml`, Tesla G80 to Hopper H200) are embedded in the
+//! binary: `hopper-h200` is `hopper-h200-datasheet` calibrated against our H200
+//! (`warpsim validate calibrate`), the others are datasheet and literature values.
 //! Every number in them carries its source in a trailing comment (a test enforces it). A user file
 //! is read with [`ArchConfig::from_toml`]; single parameters are changed with [`apply_overrides`]
 //! (`--set l2.size_kib=51200`), which works on the preset's own key paths, parses the new value
@@ -17,7 +19,7 @@ use toml::Value;
 use crate::config::{ArchConfig, Coalescing, SchedulerPolicy};
 
 /// The embedded presets, oldest generation first.
-const PRESETS: [(&str, &str); 12] = [
+const PRESETS: [(&str, &str); 13] = [
     ("tesla-g80", include_str!("../presets/tesla-g80.toml")),
     ("tesla-gt200", include_str!("../presets/tesla-gt200.toml")),
     ("fermi-gf100", include_str!("../presets/fermi-gf100.toml")),
@@ -29,10 +31,11 @@ const PRESETS: [(&str, &str); 12] = [
     ("ampere-ga100", include_str!("../presets/ampere-ga100.toml")),
     ("ada-ad102", include_str!("../presets/ada-ad102.toml")),
     ("hopper-h100", include_str!("../presets/hopper-h100.toml")),
+    ("hopper-h200-datasheet", include_str!("../presets/hopper-h200-datasheet.toml")),
     ("hopper-h200", include_str!("../presets/hopper-h200.toml")),
 ];
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "tesla-g80",
     "tesla-gt200",
     "fermi-gf100",
@@ -44,6 +47,7 @@ const NAMES: [&str; 12] = [
     "ampere-ga100",
     "ada-ad102",
     "hopper-h100",
+    "hopper-h200-datasheet",
     "hopper-h200",
 ];
 

@@ -242,6 +242,8 @@ pub struct Sm {
     mshr_waiters: std::collections::HashMap<u64, Vec<(u32, u64)>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
+    /// Cycle the CTA launcher is free again: an SM launches its CTAs one at a time.
+    launch_free: u64,
     l1_caches_global: bool,
     tokens: Vec<Option<Token>>,
     free_tokens: Vec<u32>,
@@ -275,6 +277,7 @@ impl Sm {
             l1_free: 0,
             mshr_waiters: std::collections::HashMap::new(),
             smem_free: 0,
+            launch_free: 0,
             l1_caches_global,
             warps: Vec::new(),
             ctas: Vec::new(),
@@ -311,6 +314,14 @@ impl Sm {
 
     /// Places a CTA (rank `rank` of arena cluster `cluster`) on this SM; its warps may issue
     /// from `start`.
+    /// The cycle a CTA assigned now may start issuing: launches on an SM are serialized, each
+    /// taking `sm.cta_launch_latency` cycles (fitted to `launch_wide`: 4224 one-warp CTAs).
+    pub fn launch_slot(&mut self) -> u64 {
+        let start = self.now.max(self.launch_free) + self.cfg.sm.cta_launch_latency as u64;
+        self.launch_free = start;
+        start
+    }
+
     pub fn admit(&mut self, cluster: usize, rank: usize, res: CtaRes, start: u64, first_warp_uid: u64) {
         let k = &self.k;
         let d = &k.dims;
@@ -568,7 +579,8 @@ impl Sm {
         let (lat, dep, token) = self.timing(wi, inst, unit, p.latency as u64)?;
         // Folded instructions (address arithmetic, moves) have no latency of their own.
         let lat = if cost == 0 && self.trace.mask == 0 { 0 } else { lat };
-        if cost > 0 {
+        // The tensor pipe's occupancy is the matrix shape's (`matrix_timing`), not a lane count.
+        if cost > 0 && unit != Unit::Tensor {
             let spp = &mut self.sps[sp];
             spp.pipe_free[unit as usize] = spp.pipe_free[unit as usize].max(now) + occupancy;
         }
@@ -578,8 +590,12 @@ impl Sm {
                 tw.reg_ready[r as usize] = if token.is_some() { PENDING } else { now + lat };
                 tw.reg_dep[r as usize] = dep;
             }
-            tw.next = now + cost.max(if cost == 0 { 0 } else { 1 });
-            tw.next_dep = Dep::Fixed;
+            // `timing` may have pushed `next` further (wgmma.wait_group): keep that and its cause.
+            let issue_done = now + cost.max(if cost == 0 { 0 } else { 1 });
+            if tw.next <= issue_done {
+                tw.next = issue_done;
+                tw.next_dep = Dep::Fixed;
+            }
         }
         if let Some(t) = token {
             if let Some(tok) = self.tokens[t as usize].as_mut() {
@@ -607,8 +623,15 @@ impl Sm {
                 return Ok(self.matrix_timing(wi, inst, mx));
             }
         }
+        // An mbarrier operation that returns something (try_wait/test_wait's predicate, arrive's
+        // state) answers after a round trip to the shared-memory unit (SYNCS in SASS).
+        if matches!(inst.op, Op::Mbarrier(_)) && !inst.defs.is_empty() {
+            return Ok((cfg.misc.mbarrier_latency as u64, Dep::Short, None));
+        }
         let tr = &self.trace;
-        if tr.mask == 0 || tr.space == TraceSpace::None {
+        // Call-sequence parameters (`st.param`/`ld.param` on a frame slot) are registers in SASS.
+        let call_param = tr.space == TraceSpace::Local && inst.m.space() == warpsim_isa::ast::Space::Param;
+        if tr.mask == 0 || tr.space == TraceSpace::None || call_param {
             let dep = match unit {
                 Unit::Sfu | Unit::Warp | Unit::Conv => Dep::Short,
                 _ => Dep::Fixed,

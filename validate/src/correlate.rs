@@ -49,6 +49,10 @@ pub struct Summary {
     pub worst_error_pct: f64,
     pub within_25_pct: usize,
     pub inst_mape_pct: f64,
+    /// MAPE over the workloads no calibration knob was fitted to (`calibrate::KNOBS`), and
+    /// how many there are: the error on data the calibration did not see.
+    pub held_out_mape_pct: f64,
+    pub held_out_n: usize,
     /// (workload, why) of workloads left out.
     pub skipped: Vec<(String, String)>,
 }
@@ -121,6 +125,9 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
     let log = rows.iter().map(|r| (r.measured_cycles.ln(), r.simulated_cycles.ln()));
     let worst = rows.iter().max_by(|a, b| a.cycle_error_pct.abs().total_cmp(&b.cycle_error_pct.abs()));
     let inst: Vec<f64> = rows.iter().filter_map(|r| r.inst_error_pct.map(f64::abs)).collect();
+    let fitted = crate::calibrate::calibration_workloads();
+    let held: Vec<f64> =
+        rows.iter().filter(|r| !fitted.contains(&r.workload.as_str())).map(|r| r.cycle_error_pct.abs()).collect();
     Summary {
         arch: cfg.name.clone(),
         dataset: dataset.to_string(),
@@ -133,6 +140,8 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
         worst_error_pct: worst.map_or(0.0, |w| w.cycle_error_pct),
         within_25_pct: errs.iter().filter(|e| **e <= 25.0).count(),
         inst_mape_pct: inst.iter().sum::<f64>() / inst.len().max(1) as f64,
+        held_out_mape_pct: held.iter().sum::<f64>() / held.len().max(1) as f64,
+        held_out_n: held.len(),
         skipped,
     }
 }

@@ -13,6 +13,7 @@
 //! [`ncu`], [`merge`], [`sass`] (executed SASS per workload, for calibration), [`correlate`],
 //! [`error`].
 
+pub mod calibrate;
 pub mod correlate;
 pub mod dataset;
 pub mod error;
