@@ -162,6 +162,12 @@ fn run_workload(a: RunArgs) -> Result<()> {
             let j = serde_json::json!({
                 "workload": w.manifest.name,
                 "arch": cfg.as_ref().map(|c| c.name.clone()),
+                "grid": l.grid,
+                "block": l.block,
+                "num_sms": cfg.as_ref().map(|c| c.sm.count),
+                "max_warps_per_sm": cfg.as_ref().map(|c| c.sm.max_warps),
+                "warps_per_cta": l.threads_per_block().div_ceil(32),
+                "ctas": t.ctas,
                 "cycles": t.cycles,
                 "counters": t.counters,
                 "stalls": t.stalls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
