@@ -129,15 +129,19 @@ fn on_slice(r: &Row, b: &Baseline, free: Free) -> bool {
     (free == Free::Arch || r.arch == b.arch) && r.values.iter().zip(&b.values).enumerate().all(|(i, (v, bv))| free == Free::Key(i) || v == bv)
 }
 
-/// The unit of a configuration key, from its name.
-fn key_label(key: &str) -> String {
+/// The axis label of a configuration key, with the unit its name implies, and the factor its
+/// values are plotted at: sizes of 1 MiB and more in KiB are shown in MiB.
+fn key_axis(key: &str, values: &[f64]) -> (String, f64) {
+    if let Some(stem) = key.strip_suffix("_kib").filter(|_| values.iter().all(|v| *v >= 1024.0)) {
+        return (format!("{stem} (MiB)"), 1.0 / 1024.0);
+    }
     let unit = [("_kib", "KiB"), ("_mhz", "MHz"), ("_gbs", "GB/s"), ("_bytes", "bytes"), ("latency", "cycles"), ("penalty", "cycles")]
         .iter()
         .find(|(suffix, _)| key.ends_with(suffix))
         .map(|(_, u)| *u);
     match unit {
-        Some(u) => format!("{key} ({u})"),
-        None => key.to_string(),
+        Some(u) => (format!("{key} ({u})"), 1.0),
+        None => (key.to_string(), 1.0),
     }
 }
 
@@ -171,6 +175,14 @@ fn ok(r: &Row) -> bool {
     r.m.status == Status::Ok && r.m.cycles.is_some()
 }
 
+/// Height of a bar chart over these workloads: room for their names, written vertically, and
+/// for a legend of `series` entries above the plot (about five to a row).
+fn bar_height(names: &[String], series: usize) -> f64 {
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64;
+    let legend_rows = if series > 1 { series.div_ceil(5) as f64 } else { 0.0 };
+    (2.2 + 0.06 * longest + 0.2 * legend_rows).clamp(2.8, 5.0)
+}
+
 /// Whether values spread enough for a log axis.
 fn wide(values: impl Iterator<Item = f64> + Clone, ratio: f64) -> bool {
     let lo = values.clone().fold(f64::INFINITY, f64::min);
@@ -200,8 +212,9 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
         if distinct.len() < 2 {
             continue;
         }
-        let base_x: f64 = b.values[ki].parse().unwrap_or(f64::NAN);
-        let log_x = wide(xs.iter().copied(), 16.0);
+        let (x_label, scale) = key_axis(key, &xs);
+        let base_x = b.values[ki].parse::<f64>().unwrap_or(f64::NAN) * scale;
+        let log_x = wide(xs.iter().copied(), 4.0);
         let names = first_seen(slice.iter().map(|r| r.workload.as_str()));
         let mut section = Section {
             heading: key.clone(),
@@ -210,8 +223,8 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
         };
         let metrics: [(&str, &str, fn(&Row) -> Option<f64>, bool); 3] = [
             ("cycles", "Cycles", |r| r.m.cycles.map(|c| c as f64), false),
-            ("cycles_norm", "Cycles relative to the baseline (×)", |r| r.m.cycles.map(|c| c as f64), true),
-            ("ipc", "IPC (warp instructions per SM cycle)", |r| r.m.ipc, false),
+            ("cycles_norm", "Cycles / baseline cycles (×)", |r| r.m.cycles.map(|c| c as f64), true),
+            ("ipc", "IPC (inst. / active SM cycle)", |r| r.m.ipc, false),
         ];
         for (what, y_label, metric, normalised) in metrics {
             let groups = chunks(&names);
@@ -219,7 +232,7 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
                 let points: Vec<SweepPoint> = slice
                     .iter()
                     .filter(|r| group.contains(&r.workload))
-                    .filter_map(|r| Some(SweepPoint { workload: r.workload.clone(), x: r.values[ki].parse().ok()?, y: metric(r)? }))
+                    .filter_map(|r| Some(SweepPoint { workload: r.workload.clone(), x: r.values[ki].parse::<f64>().ok()? * scale, y: metric(r)? }))
                     .collect();
                 // Normalising needs every line to have the baseline value.
                 let points: Vec<SweepPoint> = if normalised {
@@ -232,7 +245,7 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
                     continue;
                 }
                 let mut spec = FigureSpec::new("", if group.len() > 4 { Column::Double } else { Column::Single })
-                    .x_label(key_label(key))
+                    .x_label(x_label.clone())
                     .y_label(y_label);
                 spec.x_log = log_x;
                 spec.y_log = !normalised && what == "cycles" && wide(points.iter().map(|p| p.y), 30.0);
@@ -240,7 +253,7 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
                 let w = sweep_curves(&points, &SweepOptions { normalize_at: normalised.then_some(base_x) }, &spec, stem)?;
                 let caption = match (what, normalised) {
                     (_, true) => format!("Cycles against {key}, relative to {key} = {} (below 1: faster){}.", b.values[ki], part(gi, groups.len())),
-                    ("ipc", _) => format!("IPC against {key}{}.", part(gi, groups.len())),
+                    ("ipc", _) => format!("IPC (machine instructions per active SM cycle, sm__inst_executed.avg.per_cycle_active) against {key}{}.", part(gi, groups.len())),
                     _ => format!("Simulated cycles against {key}{}.", part(gi, groups.len())),
                 };
                 section.figures.push(FigureRef::new(&w, caption));
@@ -272,10 +285,13 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
                 .filter(|r| group.contains(&r.workload))
                 .map(|r| BarValue { group: r.workload.clone(), series: label(&value_of(r)), value: r.m.cycles.unwrap_or(0) as f64 })
                 .collect();
-            if !bars.iter().any(|v| v.series != label(&base_value)) {
-                continue;
-            }
-            let spec = FigureSpec::new("", Column::Double).height_in(3.4).y_label(format!("Speedup over {} (×)", label(&base_value)));
+            let others = first_seen(bars.iter().map(|v| v.series.as_str()).filter(|s| *s != label(&base_value)));
+            let title = match others.as_slice() {
+                [] => continue,
+                [one] => format!("{one} over {}", label(&base_value)),
+                _ => format!("Speedup over {}", label(&base_value)),
+            };
+            let spec = FigureSpec::new(title, Column::Double).height_in(bar_height(group, others.len())).y_label("Speedup (×)");
             let stem = fig_dir.join(format!("speedup_{}{}", file_stem(&name), if groups.len() > 1 { format!("_{}", gi + 1) } else { String::new() }));
             let w = speedup_bars(&bars, &label(&base_value), &spec, stem)?;
             let caption = format!("Speedup (baseline cycles / cycles) of each {name} over {}{}; workloads missing at the baseline are left out.", label(&base_value), part(gi, groups.len()));
@@ -305,7 +321,7 @@ pub fn sweep_report(results: &Results, opts: &ReportOptions, dir: &Path) -> Resu
         if segments.is_empty() {
             continue;
         }
-        let spec = FigureSpec::new("", Column::Double).height_in(3.4).y_label("Fraction of warp cycles");
+        let spec = FigureSpec::new("", Column::Double).height_in(bar_height(group, 0)).y_label("Fraction of warp cycles");
         let stem = fig_dir.join(format!("stalls{}", if groups.len() > 1 { format!("_{}", gi + 1) } else { String::new() }));
         let w = stacked_bars(&segments, &spec, stem)?;
         base.figures.push(FigureRef::new(&w, format!("Warp states (Nsight Compute names) at the baseline point{}.", part(gi, groups.len()))));

@@ -13,10 +13,12 @@ pub fn quote(s: &str) -> String {
     }
 }
 
-/// The two scripts' text: (`sweep.sbatch`, `merge.sbatch`). `exe` is the warpsim binary, `args`
-/// the `sweep` arguments that reproduce the sweep (absolute paths; without `-o`, `--shard`,
-/// `--emit`), `out` the output directory, `title` a comment line.
-pub fn scripts(exe: &Path, args: &[String], out: &Path, shards: usize, cpus: usize, title: &str, runs: usize) -> (String, String) {
+/// The two scripts' text: (`sweep.sbatch`, `merge.sbatch`). `exe` is the warpsim binary, `cwd`
+/// the directory relative paths in `args` start from, `args` the `sweep` arguments that
+/// reproduce the sweep (without `-o`, `--shard`, `--emit`), `out` the output directory (absolute),
+/// `title` a comment.
+#[allow(clippy::too_many_arguments)]
+pub fn scripts(exe: &Path, cwd: &Path, args: &[String], out: &Path, shards: usize, cpus: usize, title: &str, runs: usize) -> (String, String) {
     let exe = quote(&exe.display().to_string());
     let out_q = |rest: &str| quote(&out.join(rest).display().to_string());
     let args: Vec<String> = args.iter().map(|a| quote(a)).collect();
@@ -32,6 +34,7 @@ pub fn scripts(exe: &Path, args: &[String], out: &Path, shards: usize, cpus: usi
          #SBATCH --cpus-per-task={cpus}\n\
          #SBATCH --output={log}\n\
          set -euo pipefail\n\
+         cd {cwd}\n\
          {exe} sweep {args} --cache {cache} --jobs \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\" --quiet \\\n    \
          --shard \"$SLURM_ARRAY_TASK_ID/{shards}\" -o {shard_dir}\"$SLURM_ARRAY_TASK_ID\"\n",
         if title.is_empty() { String::new() } else { format!(" \"{title}\"") },
@@ -42,6 +45,7 @@ pub fn scripts(exe: &Path, args: &[String], out: &Path, shards: usize, cpus: usi
         args = args.join(" "),
         cache = out_q("cache"),
         shard_dir = out_q("shard-"),
+        cwd = quote(&cwd.display().to_string()),
     );
     let parts: Vec<String> = (0..shards).map(|i| out_q(&format!("shard-{i}/results.json"))).collect();
     let merge = format!(
@@ -72,9 +76,9 @@ mod tests {
 
     #[test]
     fn array_and_merge_lines() {
-        let (s, m) = scripts(Path::new("/opt/warpsim"), &["--set".into(), "l2.size_kib=1,2".into()], Path::new("/w/out dir"), 4, 2, "t", 8);
+        let (s, m) = scripts(Path::new("/opt/warpsim"), Path::new("/w"), &["--set".into(), "l2.size_kib=1,2".into()], Path::new("/w/out dir"), 4, 2, "t", 8);
         assert!(s.contains("#SBATCH --array=0-3\n"), "{s}");
-        assert!(s.contains("/opt/warpsim sweep --set l2.size_kib=1,2 --cache '/w/out dir/cache'"), "{s}");
+        assert!(s.contains("cd /w\n/opt/warpsim sweep --set l2.size_kib=1,2 --cache '/w/out dir/cache'"), "{s}");
         assert!(s.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\" -o '/w/out dir/shard-'\"$SLURM_ARRAY_TASK_ID\""), "{s}");
         assert!(m.contains("sweep merge '/w/out dir/shard-0/results.json' '/w/out dir/shard-1/results.json'"), "{m}");
         assert!(m.ends_with("-o '/w/out dir'\n"), "{m}");
