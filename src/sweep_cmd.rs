@@ -119,8 +119,10 @@ pub fn run(cmd: Option<SweepCmd>, a: SweepArgs) -> Result<()> {
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:32}] {pos}/{len} runs, ETA {eta} {msg}")?.progress_chars("=> "));
     let cache = Cache { dir: a.cache.clone().unwrap_or_else(|| a.out.join("cache")), fresh: a.fresh };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (results, summary) = execute(&plan, shard, &cache, jobs, &|row, _cached| {
-        bar.set_message(format!("{} {}", row.arch, row.workload));
+    let cached = std::sync::atomic::AtomicUsize::new(0);
+    let (results, summary) = execute(&plan, shard, &cache, jobs, &|row, from_cache| {
+        let n = cached.fetch_add(usize::from(from_cache), std::sync::atomic::Ordering::Relaxed) + usize::from(from_cache);
+        bar.set_message(format!("({n} cached) {} {}", row.arch, row.workload));
         bar.inc(1);
     })?;
     bar.finish_and_clear();

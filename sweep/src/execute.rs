@@ -175,3 +175,28 @@ pub fn execute(
     let keys = plan.header.axes.iter().map(|a| a.key.clone()).collect();
     Ok((Results { header: Some(header), keys, rows: done.into_iter().map(|d| d.0).collect() }, summary))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Spec;
+
+    #[test]
+    fn unsupported_runs_are_rows_and_are_cached() {
+        let spec = Spec::from_toml("arch = [\"tesla-g80\", \"kepler-gk110\"]\nworkloads = [\"reduce_shuffle\"]\n", "t.toml").unwrap();
+        let plan = Plan::new(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("warpsim-execute-{}", std::process::id()));
+        let cache = Cache { dir: dir.clone(), fresh: false };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let (r, s) = execute(&plan, None, &cache, 2, &|row, cached| seen.lock().unwrap().push((row.run, cached))).unwrap();
+        assert_eq!((s.simulated, s.cached, s.ok, s.unsupported), (2, 0, 1, 1));
+        assert_eq!(r.rows[0].m.status, Status::Unsupported);
+        assert!(r.rows[0].m.message.contains("warp shuffles") && r.rows[0].m.message.contains("tesla-g80"), "{}", r.rows[0].m.message);
+        assert_eq!((r.rows[1].m.status, r.rows[1].m.check.as_str()), (Status::Ok, "pass"));
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached), (0, 2));
+        assert_eq!(again.rows, r.rows);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

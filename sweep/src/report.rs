@@ -434,10 +434,11 @@ fn baseline_config(results: &Results, b: &Baseline) -> Result<ArchConfig, String
 pub fn machine(cfg: &ArchConfig) -> Machine {
     let hz = cfg.clock.sm_mhz * 1e6;
     let per_sm = f64::from(cfg.sm.count) * f64::from(cfg.sm.sub_partitions);
-    let mut compute = vec![
-        Ceiling { name: "FP32".into(), value: per_sm * f64::from(cfg.pipes.fp32.lanes) * 2.0 * hz },
-        Ceiling { name: "FP64".into(), value: per_sm * f64::from(cfg.pipes.fp64.lanes) * 2.0 * hz },
-    ];
+    let mut compute = vec![Ceiling { name: "FP32".into(), value: per_sm * f64::from(cfg.pipes.fp32.lanes) * 2.0 * hz }];
+    // Double precision arrived with compute capability 1.3 (GT200).
+    if cfg.compute_capability >= [1, 3] {
+        compute.push(Ceiling { name: "FP64".into(), value: per_sm * f64::from(cfg.pipes.fp64.lanes) * 2.0 * hz });
+    }
     if cfg.features.tensor_cores {
         let v = f64::from(cfg.sm.count) * f64::from(cfg.tensor.fp16_fma_per_cycle) * 2.0 * hz;
         compute.push(Ceiling { name: "FP16 tensor".into(), value: v });
@@ -571,4 +572,55 @@ fn run_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &P
     let title = opts.title.clone().unwrap_or_else(|| format!("{} on {arch}", run.workload));
     let page = summary_page(dir, &title, &sections, &TableOptions { thousands: true })?;
     Ok(Report { page, figures: vec![t, s] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_units_and_chunks() {
+        assert_eq!(key_axis("l2.size_kib", &[1024.0, 65536.0]), ("l2.size (MiB)".to_string(), 1.0 / 1024.0));
+        assert_eq!(key_axis("sm.smem_kib", &[100.0, 228.0]), ("sm.smem_kib (KiB)".to_string(), 1.0));
+        assert_eq!(key_axis("dram.latency", &[1.0]).0, "dram.latency (cycles)");
+        assert_eq!(key_axis("sm.count", &[1.0]).0, "sm.count");
+        let names: Vec<String> = (0..23).map(|i| format!("w{i}")).collect();
+        let sizes: Vec<usize> = chunks(&names).iter().map(|c| c.len()).collect();
+        assert_eq!(sizes, [8, 8, 7]);
+        assert_eq!(chunks(&names[..10]).len(), 1);
+    }
+
+    #[test]
+    fn h200_roofs() {
+        let m = machine(&warpsim_sim::presets::preset("hopper-h200").unwrap());
+        let peak = |name: &str| m.compute.iter().chain(&m.memory).find(|c| c.name == name).unwrap().value;
+        // 132 SMs × 128 FP32 lanes × 2 FLOP × the preset's clock.
+        let hz = warpsim_sim::presets::preset("hopper-h200").unwrap().clock.sm_mhz * 1e6;
+        assert_eq!(peak("FP32"), 132.0 * 128.0 * 2.0 * hz);
+        assert_eq!(peak("FP64"), peak("FP32") / 2.0);
+        assert!(peak("DRAM") > 4e12 && peak("L2") > peak("DRAM"));
+        let g80 = machine(&warpsim_sim::presets::preset("tesla-g80").unwrap());
+        let names: Vec<&str> = g80.compute.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["FP32"], "G80: no FP64, no tensor cores");
+    }
+
+    #[test]
+    fn occupancy_follows_the_cta_spans() {
+        let run = RunJson {
+            workload: "w".into(),
+            arch: None,
+            cycles: 100,
+            warp_instructions: 1,
+            counters: BTreeMap::new(),
+            stalls: BTreeMap::new(),
+            check: "Pass".into(),
+            num_sms: 2,
+            max_warps_per_sm: 64,
+            warps_per_cta: 8,
+            ctas: vec![RunCta { sm: 0, cta: 0, start: 10, end: 50 }, RunCta { sm: 0, cta: 1, start: 20, end: 50 }],
+            occupancy: RunOccupancy { ctas_per_sm: 2, limiter: "threads".into() },
+        };
+        let samples: Vec<(u32, u64, u32)> = occupancy(&run).samples.iter().map(|s| (s.sm, s.cycle, s.active_warps)).collect();
+        assert_eq!(samples, [(0, 0, 0), (0, 10, 8), (0, 20, 16), (0, 50, 0), (1, 0, 0)]);
+    }
 }
