@@ -364,7 +364,7 @@ struct JsonIn {
 mod tests {
     use super::*;
 
-    pub(crate) fn sample() -> Results {
+    fn sample() -> Results {
         let m = |cycles: u64, status: Status| Measured {
             status,
             check: if status == Status::Ok { "pass".into() } else { String::new() },
@@ -375,8 +375,20 @@ mod tests {
             stalls: if status == Status::Ok { [("selected".to_string(), 1.0 / 3.0)].into() } else { BTreeMap::new() },
             message: if status == Status::Ok { String::new() } else { "uses \"tma\", which, …".into() },
         };
+        let header = Header {
+            title: "t".into(),
+            id: "abc".into(),
+            simulator: "warpsim".into(),
+            archs: vec!["hopper-h200".into(), "tesla-g80".into()],
+            axes: vec![crate::spec::Axis { key: "l2.size_kib".into(), values: vec!["4096".into()] }],
+            fixed: BTreeMap::new(),
+            workloads: vec!["a".into(), "b".into()],
+            baseline: BTreeMap::new(),
+            runs: 3,
+            shard: None,
+        };
         Results {
-            header: None,
+            header: Some(header),
             keys: vec!["l2.size_kib".into()],
             rows: vec![
                 Row { run: 0, arch: "hopper-h200".into(), values: vec!["4096".into()], workload: "a".into(), m: m(100, Status::Ok) },
@@ -393,11 +405,32 @@ mod tests {
         let text = std::fs::read_to_string(&csv).unwrap();
         assert!(text.starts_with("run,arch,l2.size_kib,workload,status,check,cycles,ipc,warp_instructions,dram__bytes_read.sum,stall_selected,message\n"), "{text}");
         assert!(text.contains("0,hopper-h200,4096,a,ok,pass,100,33.333333333333336,7,0.30000000000000004,0.3333333333333333,\n"), "{text}");
-        let back = Results::read(&csv).unwrap();
-        assert_eq!(back.rows, r.rows);
-        let from_json = Results::read(&json);
-        // No header in the sample: the JSON carries `null`, which is not a sweep result.
-        assert!(from_json.is_err());
+        let from_csv = Results::read(&csv).unwrap();
+        assert_eq!((from_csv.header, &from_csv.rows), (None, &r.rows));
+        let from_json = Results::read(&json).unwrap();
+        assert_eq!(from_json, r);
+        let again = dir.join("again");
+        from_json.write(&again).unwrap();
+        assert_eq!(std::fs::read(again.join("results.csv")).unwrap(), std::fs::read(&csv).unwrap());
+        assert_eq!(std::fs::read(again.join("results.json")).unwrap(), std::fs::read(&json).unwrap());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn merge_checks_ids_and_overlaps() {
+        let r = sample();
+        let part = |rows: &[usize]| Results { rows: rows.iter().map(|&i| r.rows[i].clone()).collect(), ..r.clone() };
+        let a = (PathBuf::from("a.json"), part(&[1]));
+        let b = (PathBuf::from("b.json"), part(&[0]));
+        let (merged, missing) = Results::merge(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!((merged.rows, missing), (r.rows.clone(), 1));
+        let e = Results::merge(&[a.clone(), a.clone()]).unwrap_err().to_string();
+        assert!(e.contains("run 1 (tesla-g80 4096 on b) is in both a.json and a.json"), "{e}");
+        let mut other = b.clone();
+        other.1.header.as_mut().unwrap().id = "xyz".into();
+        let e = Results::merge(&[a.clone(), other]).unwrap_err().to_string();
+        assert!(e.contains("a.json and b.json are results of different sweeps (ids abc and xyz)"), "{e}");
+        let csv_only = (PathBuf::from("c.csv"), Results { header: None, ..part(&[0]) });
+        assert!(Results::merge(&[a, csv_only]).unwrap_err().to_string().contains("c.csv: merging needs the JSON results"));
     }
 }
