@@ -15,6 +15,7 @@ macro_rules! out {
 }
 use clap::{Parser, Subcommand};
 
+mod sweep_cmd;
 mod validate_cmd;
 
 #[derive(Parser)]
@@ -51,6 +52,17 @@ enum Cmd {
         #[command(subcommand)]
         cmd: Option<PresetCmd>,
     },
+    /// Sweep configuration keys × presets × workloads in parallel; cached and resumable, shardable
+    /// (`--shard`, `merge`, `--emit slurm`); writes tidy CSV and JSON (README: Sweeps and reports).
+    #[command(args_conflicts_with_subcommands = true)]
+    Sweep {
+        #[command(subcommand)]
+        cmd: Option<sweep_cmd::SweepCmd>,
+        #[command(flatten)]
+        args: sweep_cmd::SweepArgs,
+    },
+    /// Figures and a summary page (Markdown + HTML) from sweep results or `warpsim run --json`.
+    Report(sweep_cmd::ReportArgs),
     /// The hardware loop: run workloads on a GPU, merge ncu counters (validate/README.md).
     Validate {
         #[command(subcommand)]
@@ -162,6 +174,12 @@ fn run_workload(a: RunArgs) -> Result<()> {
             let j = serde_json::json!({
                 "workload": w.manifest.name,
                 "arch": cfg.as_ref().map(|c| c.name.clone()),
+                "grid": l.grid,
+                "block": l.block,
+                "num_sms": cfg.as_ref().map(|c| c.sm.count),
+                "max_warps_per_sm": cfg.as_ref().map(|c| c.sm.max_warps),
+                "warps_per_cta": l.threads_per_block().div_ceil(32),
+                "ctas": t.ctas,
                 "cycles": t.cycles,
                 "counters": t.counters,
                 "stalls": t.stalls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
@@ -301,6 +319,8 @@ fn run(cli: Cli) -> Result<()> {
             );
         }
         Cmd::Validate { cmd } => validate_cmd::run(cmd)?,
+        Cmd::Sweep { cmd, args } => sweep_cmd::run(cmd, args)?,
+        Cmd::Report(a) => sweep_cmd::report_cmd(a)?,
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;

@@ -256,6 +256,9 @@ fn result(
         for (a, b) in s.stall_cycles.iter_mut().zip(t.stall_cycles) {
             *a += b;
         }
+        for (a, b) in s.flops.iter_mut().zip(t.flops) {
+            *a += b;
+        }
     }
     let mut c = BTreeMap::new();
     let mut put = |k: &str, v: f64| {
@@ -284,6 +287,9 @@ fn result(
     put("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", s.smem_wavefronts as f64);
     put("launch__registers_per_thread", opts.regs_per_thread as f64);
     put("launch__occupancy_limit_blocks", occ.ctas_per_sm as f64);
+    for (name, n) in crate::flops::NAMES.iter().zip(s.flops) {
+        put(name, n as f64);
+    }
     put("sm__inst_executed.avg.per_cycle_active", if s.active_cycles > 0 { s.inst_executed as f64 / s.active_cycles as f64 } else { 0.0 });
     let total_stall: u64 = s.stall_cycles.iter().sum();
     let stalls = STALL_NAMES

@@ -458,6 +458,15 @@ pub(crate) fn elems(o: &Opnd) -> &[Opnd] {
 }
 
 /// Executes the warp's next instruction.
+/// The lanes that execute `inst` now: the active lanes whose guard predicate holds.
+pub fn exec_mask(w: &Warp, inst: &Inst) -> u32 {
+    let active = w.active();
+    match inst.guard {
+        None => active,
+        Some(g) => lanes(active).filter(|&l| (w.reg(g.reg, l) != 0) != g.neg).fold(0, |m, l| m | 1 << l),
+    }
+}
+
 pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
     let pc = w.pc();
     env.trace.space = TraceSpace::None;
@@ -472,10 +481,7 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
     };
     w.issued += 1;
     let active = w.active();
-    let exec = match inst.guard {
-        None => active,
-        Some(g) => lanes(active).filter(|&l| (w.reg(g.reg, l) != 0) != g.neg).fold(0, |m, l| m | 1 << l),
-    };
+    let exec = exec_mask(w, inst);
     let lane0 = (exec.trailing_zeros() as usize).min(31);
     let op = inst.op;
     // Control instructions move the pc themselves; everything else advances by one.

@@ -20,6 +20,7 @@ pub mod mbarrier;
 pub mod tma;
 pub mod fault;
 pub mod features;
+pub mod flops;
 pub mod kernel;
 pub mod memory;
 pub mod presets;
@@ -38,3 +39,7 @@ pub mod overlay;
 pub mod sm;
 pub mod launch;
 pub mod tensor;
+
+/// Revision of the timing semantics: bump it with any change that alters simulated cycles or
+/// counters, so that caches of simulated results (`warpsim sweep`) stop matching.
+pub const TIMING_REVISION: u32 = 1;

@@ -135,6 +135,8 @@ pub struct SmStats {
     pub smem_bank_conflicts: u64,
     pub stall_cycles: [u64; 8],
     pub ctas: u64,
+    /// Thread-level FP operations by kind ([`crate::flops::NAMES`]).
+    pub flops: [u64; 9],
 }
 
 /// A scheduled warp.
@@ -549,6 +551,9 @@ impl Sm {
         // Functional execution.
         let step = {
             let tw = self.warps[wi].as_mut().expect("warp exists");
+            if let Some(f) = crate::flops::kind(inst) {
+                self.stats.flops[f] += u64::from(exec::exec_mask(&tw.w, inst).count_ones());
+            }
             let cta = self.ctas[cta_slot].as_ref().expect("warp's CTA exists");
             let (cl, rank) = (cta.cluster, cta.rank);
             let mut view = View { base, log: &mut self.log, cycle: now, warp: wi as u32 };

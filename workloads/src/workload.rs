@@ -165,6 +165,20 @@ fn bundled_file(dir: &str, rel: &str) -> io::Result<Vec<u8>> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("no bundled file `{full}`")))
 }
 
+/// The bundled workloads grouped by their suite directory (`reduce` → the six reductions,
+/// `copy` → the coalescing copies, …): group names and members sorted.
+pub fn bundled_groups() -> BTreeMap<&'static str, Vec<&'static str>> {
+    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (p, _) in SUITE_FILES.iter().filter(|(p, _)| p.ends_with(".toml")) {
+        let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
+        groups.entry(dir).or_default().push(stem(p));
+    }
+    for names in groups.values_mut() {
+        names.sort_unstable();
+    }
+    groups
+}
+
 /// Names of the bundled workloads, sorted.
 pub fn bundled_names() -> Vec<&'static str> {
     let mut names: Vec<&str> = SUITE_FILES

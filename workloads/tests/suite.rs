@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use warpsim_workloads::{bundled_names, ptx, references, Arg, CheckStatus, RefCtx, Workload};
+use warpsim_workloads::{bundled_groups, bundled_names, ptx, references, Arg, CheckStatus, RefCtx, Workload};
 
 const GOLDEN: &str = "tests/golden_inputs.txt";
 
@@ -29,6 +29,21 @@ fn suite_loads_and_names_match_files() {
         );
         assert!(w.manifest.check.is_some(), "{name}: add a [check]");
         assert!(w.manifest_path.starts_with("workloads/suite"));
+    }
+}
+
+#[test]
+fn groups_partition_the_suite_by_directory() {
+    let groups = bundled_groups();
+    let mut all: Vec<&str> = groups.values().flatten().copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, bundled_names());
+    assert_eq!(groups["reduce"].len(), 6);
+    for (group, names) in &groups {
+        for name in names {
+            let w = Workload::bundled(name).unwrap();
+            assert!(w.manifest_path.starts_with(format!("workloads/suite/{group}")), "{name} in {group}");
+        }
     }
 }
 

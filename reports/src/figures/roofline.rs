@@ -208,8 +208,17 @@ impl Figure for Roofline<'_> {
                 chart.backend_coord(&(x_hi, c.value)),
             );
         }
+        // Points are marked before any label is placed, so that no label hides one.
+        let pos: Vec<(i32, i32)> = self
+            .points
+            .iter()
+            .map(|p| chart.backend_coord(&(p.flop_per_byte, p.flops_per_s)))
+            .collect();
+        for at in &pos {
+            labeler.point(*at);
+        }
         // Flat roofs: from the ridge with the fastest memory to the right edge; the label sits
-        // right-aligned above the roof, or below it when another label is in the way.
+        // right-aligned above the roof, or below it, or further left, whichever hides nothing.
         let mut peaks: Vec<&Ceiling> = self.machine.compute.iter().collect();
         peaks.sort_by(|a, b| b.value.total_cmp(&a.value));
         for c in peaks {
@@ -222,19 +231,17 @@ impl Figure for Roofline<'_> {
             let label = format!("{} {}", c.name, format_si(c.value, "FLOP/s"));
             let (w, h) = frame::text_size(root, &label, &f, WHAT)?;
             let (_, py) = chart.backend_coord(&(x_hi, c.value));
-            let x = rect.right - w - pad;
-            let spot = labeler.choose([(x, py - h - pad), (x, py + pad)], (w, h));
+            // Right-aligned if free, else shifted left in steps of half its width.
+            let candidates = (0..4).flat_map(|k| {
+                let x = rect.right - w - pad - k * w / 2;
+                [(x, py - h - pad), (x, py + pad)]
+            });
+            let spot = labeler.choose(candidates, (w, h));
             frame::text_at(root, &label, &f, spot, WHAT)?;
         }
 
         let color = style::series_color(6);
-        let pos: Vec<(i32, i32)> = self
-            .points
-            .iter()
-            .map(|p| chart.backend_coord(&(p.flop_per_byte, p.flops_per_s)))
-            .collect();
-        for (p, at) in self.points.iter().zip(&pos) {
-            labeler.point(*at);
+        for p in self.points {
             frame::draw_marker(
                 plot,
                 (p.flop_per_byte, p.flops_per_s),

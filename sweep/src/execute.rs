@@ -1,0 +1,202 @@
+//! Running a plan: the runs of a shard in parallel across design points (each simulation on one
+//! thread), each outcome cached on disk as a small JSON file named by the run's cache key, so a
+//! rerun — after a crash, a kill or with more design points — simulates only what is missing.
+//! Cache entries are written through a temporary file and a rename: a killed sweep leaves whole
+//! entries or none. Outcomes are rows in run order whatever the thread scheduling.
+//!
+//! A run whose kernel needs a feature the preset lacks is an `unsupported` row, a fault or a
+//! deadlock an `error` row; neither stops the sweep. A panic in the simulator is an `error` row
+//! that is not cached (it is a simulator bug, and a fixed simulator should run it again).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use warpsim_sim::launch::{run_timed, RunError};
+use warpsim_workloads::CheckStatus;
+
+use crate::plan::{simulator, Plan, Run};
+use crate::results::{write_atomic, Measured, Results, ResultsError, Row, Status};
+use crate::spec::Shard;
+
+/// Where outcomes are cached.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    pub dir: PathBuf,
+    /// Ignore existing entries (simulate everything again and overwrite them).
+    pub fresh: bool,
+}
+
+/// A cache file's content.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    simulator: String,
+    arch: String,
+    workload: String,
+    measured: Measured,
+}
+
+impl Cache {
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
+    }
+
+    /// A cached outcome; an unreadable entry counts as missing (and is overwritten).
+    fn load(&self, key: &str) -> Option<Measured> {
+        if self.fresh {
+            return None;
+        }
+        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        serde_json::from_str::<Entry>(&text).ok().map(|e| e.measured)
+    }
+
+    fn store(&self, key: &str, entry: &Entry) -> Result<(), ResultsError> {
+        let path = self.path(key);
+        let bytes = serde_json::to_vec(entry).map_err(|e| ResultsError::Format { path: path.clone(), message: e.to_string() })?;
+        write_atomic(&path, &bytes)
+    }
+}
+
+/// Counts of one execution.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub runs: usize,
+    pub simulated: usize,
+    pub cached: usize,
+    pub ok: usize,
+    pub unsupported: usize,
+    pub errors: usize,
+    pub check_failures: usize,
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} runs in {:.1} s: {} simulated, {} cached; {} ok, {} unsupported, {} errors, {} failed their output check",
+            self.runs, self.seconds, self.simulated, self.cached, self.ok, self.unsupported, self.errors, self.check_failures
+        )
+    }
+}
+
+/// Runs one workload on one configuration; `false` when the outcome must not be cached.
+fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) -> (Measured, bool) {
+    let failed = |status: Status, message: String| Measured {
+        status,
+        check: String::new(),
+        cycles: None,
+        ipc: None,
+        warp_instructions: None,
+        counters: Default::default(),
+        stalls: Default::default(),
+        message,
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_timed(w, cfg, 1))) {
+        Ok(Ok(o)) => match o.timing {
+            Some(t) => {
+                let check = match o.check.status {
+                    CheckStatus::Pass => "pass",
+                    CheckStatus::Fail => "fail",
+                    CheckStatus::NotChecked => "not checked",
+                };
+                let m = Measured {
+                    status: Status::Ok,
+                    check: check.into(),
+                    cycles: Some(t.cycles),
+                    ipc: t.counters.get("sm__inst_executed.avg.per_cycle_active").copied(),
+                    warp_instructions: Some(t.warp_instructions),
+                    counters: t.counters,
+                    stalls: t.stalls.into_iter().collect(),
+                    message: String::new(),
+                };
+                (m, true)
+            }
+            None => (failed(Status::Error, "the timed run returned no timing".into()), false),
+        },
+        Ok(Err(RunError::Feature(m))) => (failed(Status::Unsupported, m), true),
+        Ok(Err(e)) => (failed(Status::Error, e.to_string()), true),
+        Err(panic) => {
+            let what = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+            (failed(Status::Error, format!("the simulator panicked: {}", what.unwrap_or_default())), false)
+        }
+    }
+}
+
+/// Runs (or takes from the cache) every run of `shard` on `jobs` threads; `on_done` is called
+/// after each run with its row and whether it came from the cache.
+pub fn execute(
+    plan: &Plan,
+    shard: Option<Shard>,
+    cache: &Cache,
+    jobs: usize,
+    on_done: &(dyn Fn(&Row, bool) + Sync),
+) -> Result<(Results, Summary), ResultsError> {
+    let t0 = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| ResultsError::Threads { jobs, message: e.to_string() })?;
+    let runs = plan.runs(shard);
+    let one = |r: &Run| -> Result<(Row, bool), ResultsError> {
+        let key = plan.cache_key(r);
+        let (point, loaded) = (&plan.points[r.point], &plan.workloads[r.workload]);
+        let workload = loaded.workload.manifest.name.clone();
+        let (m, cached) = match cache.load(&key) {
+            Some(m) => (m, true),
+            None => {
+                let (m, cacheable) = measure(&loaded.workload, &point.cfg);
+                if cacheable {
+                    let entry = Entry { simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
+                    cache.store(&key, &entry)?;
+                    (entry.measured, false)
+                } else {
+                    (m, false)
+                }
+            }
+        };
+        let row = Row { run: r.index, arch: point.arch.clone(), values: point.values.clone(), workload, m };
+        on_done(&row, cached);
+        Ok((row, cached))
+    };
+    let done: Vec<(Row, bool)> = pool.install(|| runs.par_iter().map(one).collect::<Result<_, _>>())?;
+    let count = |f: &dyn Fn(&Row) -> bool| done.iter().filter(|(r, _)| f(r)).count();
+    let summary = Summary {
+        runs: done.len(),
+        simulated: done.iter().filter(|d| !d.1).count(),
+        cached: done.iter().filter(|d| d.1).count(),
+        ok: count(&|r| r.m.status == Status::Ok),
+        unsupported: count(&|r| r.m.status == Status::Unsupported),
+        errors: count(&|r| r.m.status == Status::Error),
+        check_failures: count(&|r| r.m.check == "fail"),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    let header = crate::plan::Header { shard: shard.map(|s| s.to_string()), ..plan.header.clone() };
+    let keys = plan.header.axes.iter().map(|a| a.key.clone()).collect();
+    Ok((Results { header: Some(header), keys, rows: done.into_iter().map(|d| d.0).collect() }, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Spec;
+
+    #[test]
+    fn unsupported_runs_are_rows_and_are_cached() {
+        let spec = Spec::from_toml("arch = [\"tesla-g80\", \"kepler-gk110\"]\nworkloads = [\"reduce_shuffle\"]\n", "t.toml").unwrap();
+        let plan = Plan::new(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("warpsim-execute-{}", std::process::id()));
+        let cache = Cache { dir: dir.clone(), fresh: false };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let (r, s) = execute(&plan, None, &cache, 2, &|row, cached| seen.lock().unwrap().push((row.run, cached))).unwrap();
+        assert_eq!((s.simulated, s.cached, s.ok, s.unsupported), (2, 0, 1, 1));
+        assert_eq!(r.rows[0].m.status, Status::Unsupported);
+        assert!(r.rows[0].m.message.contains("warp shuffles") && r.rows[0].m.message.contains("tesla-g80"), "{}", r.rows[0].m.message);
+        assert_eq!((r.rows[1].m.status, r.rows[1].m.check.as_str()), (Status::Ok, "pass"));
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached), (0, 2));
+        assert_eq!(again.rows, r.rows);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
