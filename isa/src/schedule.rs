@@ -10,6 +10,7 @@
 //! instructions, loads go first, then instructions computing load operands, then the original
 //! order. Functional results are unchanged.
 
+use crate::ast::Space;
 use crate::inst::{flag, Inst, Op, Opnd};
 use crate::program::Program;
 use crate::types::SReg;
@@ -47,6 +48,24 @@ fn kind(i: &Inst) -> Kind {
     }
 }
 
+/// Whether two memory instructions may touch the same bytes: always, unless both name state
+/// spaces and the spaces are disjoint (a `ld.global` never reads what a `st.shared` wrote; the
+/// two shared-memory forms and generic addressing overlap everything they can map).
+fn may_alias(a: &Inst, b: &Inst) -> bool {
+    let class = |i: &Inst| match i.m.space() {
+        Space::Shared | Space::SharedCluster => Some(0),
+        Space::Global => Some(1),
+        Space::Local => Some(2),
+        Space::Const => Some(3),
+        Space::Param => Some(4),
+        _ => None,
+    };
+    match (class(a), class(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
 /// Reorders every basic block of `p` (in place) and returns how many instructions moved.
 pub fn schedule(p: &mut Program) -> usize {
     let mut moved = 0;
@@ -73,8 +92,8 @@ pub fn schedule(p: &mut Program) -> usize {
                 let ii = &p.insts[s + i];
                 let dep = kinds[i] == Kind::Fence
                     || kinds[j] == Kind::Fence
-                    || (kinds[i] == Kind::Store && kinds[j] != Kind::Alu)
-                    || (kinds[j] == Kind::Store && kinds[i] != Kind::Alu)
+                    || (kinds[i] == Kind::Store && kinds[j] != Kind::Alu && may_alias(ii, ij))
+                    || (kinds[j] == Kind::Store && kinds[i] != Kind::Alu && may_alias(ii, ij))
                     || ij.uses.iter().any(|r| ii.defs.contains(r))
                     || ij.defs.iter().any(|r| ii.uses.contains(r) || ii.defs.contains(r));
                 if dep {
@@ -151,5 +170,36 @@ $L:
         // of their addresses, which goes with it); the load after the store stays after it; the
         // branch stays last.
         assert_eq!(ops, ["ld", "ld", "ld", "add", "ld", "fma", "fma", "st", "ld", "bra"]);
+    }
+
+    #[test]
+    fn global_loads_pass_shared_stores_but_not_generic_ones() {
+        // The transpose pattern: each global load's value goes to shared memory; ptxas issues
+        // the loads back to back. A generic store may alias the global load and stays a barrier.
+        let src = r#"
+.version 9.0
+.target sm_90
+.entry k(.param .u64 p)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<6>;
+    .reg .f32 %f<8>;
+    ld.global.f32 %f1, [%rd1];
+    st.shared.f32 [%r1], %f1;
+    ld.global.f32 %f2, [%rd2];
+    st.shared.f32 [%r1+4], %f2;
+    ld.global.f32 %f3, [%rd3];
+    st.f32 [%rd4], %f3;
+    ld.global.f32 %f4, [%rd5];
+    ret;
+}
+"#;
+        let mut p = crate::load(src, "t.ptx").unwrap().remove(0);
+        schedule(&mut p);
+        let ops: Vec<String> = p.insts.iter().map(|i| format!("{}.{:?}", op_name(i.op), i.m.space())).collect();
+        assert_eq!(
+            ops,
+            ["ld.Global", "ld.Global", "ld.Global", "st.Shared", "st.Shared", "st.Generic", "ld.Global", "ret.Generic"]
+        );
     }
 }

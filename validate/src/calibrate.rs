@@ -13,7 +13,8 @@
 //! 2. **Latencies and bandwidths** ([`KNOBS`]), one at a time in a fixed order, each from the
 //!    microbenchmark built to isolate it: the value in the knob's range whose simulated cycles
 //!    match the measured ones (bisection on the mean log error, which every knob moves
-//!    monotonically; the better of the last bracketing pair wins). Later knobs see earlier fits.
+//!    monotonically; the better of the last bracketing pair wins), in [`PASSES`] passes so that
+//!    every knob is refitted once all the others are set.
 //!    When no value in the range brings the error to zero (the model lacks the mechanism that
 //!    sets those cycles), the datasheet value is kept and the preset says so.
 //!
@@ -33,6 +34,10 @@ use crate::error::Error;
 
 /// Largest machine-op count the fit tries for a class.
 pub const MAX_OPS: u8 = 48;
+
+/// Passes over [`KNOBS`]: a later knob moves an earlier knob's workload (a warmed L1 chase
+/// still starts cold in the L2 and DRAM), so the second pass refits each with all the others set.
+pub const PASSES: usize = 2;
 
 /// Smallest relative drop of the fit's objective that moves a class off its current count.
 pub const MIN_GAIN: f64 = 0.01;
@@ -291,24 +296,29 @@ pub fn calibrate(inp: &Inputs, progress: &mut (dyn FnMut(&str) + Send)) -> Resul
         ));
         let mut cfg = base_cfg.clone();
         cfg.machine_ops.0 = ops.table.clone();
+        let datasheet = base_cfg.to_value();
         let mut knobs = Vec::new();
-        for knob in &KNOBS {
-            let tree = cfg.to_value();
-            let before = value_at(&tree, knob.key).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
-            let before = before.ok_or_else(|| err(format!("no numeric `{}` in the preset", knob.key)))?;
-            let fit = fit_knob(&tree, knob, inp.dataset, before)?;
-            let text = if knob.integer { format!("{}", fit.after as i64) } else { format!("{}", fit.after) };
-            cfg = apply_overrides(&tree, &[(knob.key, text.as_str())]).map_err(|e| err(e.to_string()))?;
-            let shown: Vec<String> = fit.cycles.iter().map(|(n, m, s)| format!("{n} {m} vs {s}")).collect();
-            progress(&format!(
-                "  {:<40} {:>10} -> {:<10} ({}){}",
-                knob.key,
-                fit.before,
-                text,
-                shown.join(", "),
-                if fit.at_bound { " [no value in range matches: datasheet kept]" } else { "" }
-            ));
-            knobs.push(fit);
+        for pass in 1..=PASSES {
+            progress(&format!("  pass {pass} of {PASSES} over the knobs"));
+            knobs.clear();
+            for knob in &KNOBS {
+                let tree = cfg.to_value();
+                let number = |t: &toml::Value| value_at(t, knob.key).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+                let before = number(&datasheet).ok_or_else(|| err(format!("no numeric `{}` in the preset", knob.key)))?;
+                let fit = fit_knob(&tree, knob, inp.dataset, before)?;
+                let text = if knob.integer { format!("{}", fit.after as i64) } else { format!("{}", fit.after) };
+                cfg = apply_overrides(&tree, &[(knob.key, text.as_str())]).map_err(|e| err(e.to_string()))?;
+                let shown: Vec<String> = fit.cycles.iter().map(|(n, m, s)| format!("{n} {m} vs {s}")).collect();
+                progress(&format!(
+                    "  {:<40} {:>10} -> {:<10} ({}){}",
+                    knob.key,
+                    fit.before,
+                    text,
+                    shown.join(", "),
+                    if fit.at_bound { " [no value in range matches: datasheet kept]" } else { "" }
+                ));
+                knobs.push(fit);
+            }
         }
         cfg.name = inp.name.to_string();
         let text = render(inp, &ops, &knobs)?;
