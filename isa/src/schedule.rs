@@ -102,8 +102,12 @@ pub fn schedule(p: &mut Program) -> usize {
                 }
             }
         }
-        // Instructions computing a load's operands (addresses) run early too.
-        let feeds_load: Vec<bool> = (0..n).map(|i| succs[i].iter().any(|&k| kinds[k] == Kind::Load)).collect();
+        // Instructions computing a load's operands (addresses), directly or through others, run
+        // early too (successors always come later in the block, so one backward sweep does it).
+        let mut feeds_load = vec![false; n];
+        for i in (0..n).rev() {
+            feeds_load[i] = succs[i].iter().any(|&k| kinds[k] == Kind::Load || (kinds[k] == Kind::Alu && feeds_load[k]));
+        }
         let mut order = Vec::with_capacity(n);
         let mut ready: Vec<usize> = (0..n).filter(|&j| preds[j] == 0).collect();
         while !ready.is_empty() {

@@ -237,20 +237,12 @@ fn deadlock(k: &Kernel, ctas: &[CtaShared], warps: &[Vec<Warp>]) -> Fault {
                 WarpState::AtClusterBarrier => "barrier.cluster.wait".to_string(),
                 WarpState::AtMbarrier { cta, off, phase } => {
                     let c = &ctas[cta as usize];
-                    let mut b = [0u8; 8];
-                    let r = (off as usize).min(c.smem.len())..(off as usize + 8).min(c.smem.len());
-                    b[..r.len()].copy_from_slice(&c.smem[r]);
-                    let m = crate::mbarrier::Mbar::decode(u64::from_le_bytes(b));
-                    format!(
-                        "mbarrier at shared {off:#x} of CTA ({},{},{}) in phase {} (parity {}): {} of {} arrivals pending, tx-count {} bytes",
-                        c.id[0], c.id[1], c.id[2], phase as u8, m.phase as u8, m.pending, m.expected, m.tx
-                    )
+                    crate::mbarrier::Mbar::read(&c.smem, off).describe_wait(off, &format!("CTA ({},{},{})", c.id[0], c.id[1], c.id[2]), phase)
                 }
                 WarpState::AtAsyncWait => "asynchronous copy group wait".to_string(),
                 WarpState::Ready | WarpState::Done => continue,
             };
-            // The instruction the warp waits at is the one before its current pc.
-            let pc = w.pc().saturating_sub(1);
+            let pc = w.state.waiting_pc(w.pc());
             waiters.push(Waiter { cta: ctas[ci].id, warp: w.slot, pc_line: k.prog.source_line(pc), what });
         }
     }

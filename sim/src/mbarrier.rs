@@ -24,6 +24,23 @@ pub struct Mbar {
 }
 
 impl Mbar {
+    /// The barrier stored at `off` of `smem` (missing bytes read as zero).
+    pub fn read(smem: &[u8], off: u64) -> Mbar {
+        let mut b = [0u8; 8];
+        let r = (off as usize).min(smem.len())..(off as usize).saturating_add(8).min(smem.len());
+        b[..r.len()].copy_from_slice(&smem[r]);
+        Mbar::decode(u64::from_le_bytes(b))
+    }
+
+    /// What a warp asleep on this barrier waits for, for deadlock reports: `where_` names the
+    /// barrier's CTA.
+    pub fn describe_wait(&self, off: u64, where_: &str, waiting_phase: bool) -> String {
+        format!(
+            "mbarrier at shared {off:#x} of {where_} in phase {} (parity now {}): {} of {} arrivals pending, tx-count {} bytes",
+            waiting_phase as u8, self.phase as u8, self.pending, self.expected, self.tx
+        )
+    }
+
     pub fn decode(v: u64) -> Mbar {
         let raw_tx = (v >> 40) & TX_MASK;
         let tx = ((raw_tx << (64 - TX_BITS)) as i64 >> (64 - TX_BITS)) as i32;

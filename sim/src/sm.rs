@@ -1194,15 +1194,7 @@ impl Sm {
                     format!("barrier {id} ({} of {} threads arrived)", b.arrived, b.count.unwrap_or(me.live_threads))
                 }
                 WarpState::AtMbarrier { cta, off, phase } => {
-                    let smem = &c.ctas[cta as usize].smem;
-                    let mut b = [0u8; 8];
-                    let r = (off as usize).min(smem.len())..(off as usize + 8).min(smem.len());
-                    b[..r.len()].copy_from_slice(&smem[r]);
-                    let m = crate::mbarrier::Mbar::decode(u64::from_le_bytes(b));
-                    format!(
-                        "mbarrier at shared {off:#x} of cluster rank {cta} in phase {} (parity now {}): {} of {} arrivals pending, tx-count {} bytes",
-                        phase as u8, m.phase as u8, m.pending, m.expected, m.tx
-                    )
+                    crate::mbarrier::Mbar::read(&c.ctas[cta as usize].smem, off).describe_wait(off, &format!("cluster rank {cta}"), phase)
                 }
                 WarpState::AtClusterBarrier => format!("barrier.cluster.wait ({} of {} warps arrived)", c.arrived, c.live_warps),
                 WarpState::AtAsyncWait => "an asynchronous copy group".to_string(),
@@ -1211,7 +1203,7 @@ impl Sm {
             out.push(crate::fault::Waiter {
                 cta: me.id,
                 warp: tw.w.slot,
-                pc_line: self.k.prog.source_line(tw.w.pc().saturating_sub(1)),
+                pc_line: self.k.prog.source_line(tw.w.state.waiting_pc(tw.w.pc())),
                 what: format!("{what} on SM {}", self.id),
             });
         }

@@ -45,6 +45,17 @@ pub enum WarpState {
     Done,
 }
 
+impl WarpState {
+    /// The instruction a warp in this state waits at, given its pc: a sleeping `mbarrier.try_wait`
+    /// runs again on waking, so it is at the pc; the other waits are behind it.
+    pub fn waiting_pc(self, pc: u32) -> u32 {
+        match self {
+            WarpState::AtMbarrier { .. } => pc,
+            _ => pc.saturating_sub(1),
+        }
+    }
+}
+
 pub struct Warp {
     /// Warp index within its CTA.
     pub slot: u32,

@@ -113,3 +113,47 @@ fn out_of_bounds_store_names_thread_and_line() {
     assert!(msg.contains("basic.ptx:") && msg.contains("k.cu:3)"), "{msg}");
     assert!(msg.contains("nearest allocation `c`"), "{msg}");
 }
+
+/// An mbarrier that expects 4096 transaction bytes nobody sends: the wait is reported as a
+/// deadlock naming the barrier's address, phase, pending arrivals and tx-count, in functional
+/// and in timed runs, instead of hanging.
+#[test]
+fn an_mbarrier_whose_bytes_never_arrive_is_a_reported_deadlock() {
+    let src = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry starve()
+{
+    .reg .pred %p;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    .shared .align 8 .b64 bar;
+    mov.u32 %r1, bar;
+    mbarrier.init.shared::cta.b64 [%r1], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r1], 4096;
+$wait:
+    mbarrier.try_wait.parity.shared::cta.b64 %p, [%r1], 0;
+    @!%p bra $wait;
+    ret;
+}
+"#;
+    let prog = Arc::new(warpsim_isa::load(src, "starve.ptx").unwrap().remove(0));
+    let mut g = Gpu::new(132);
+    // One thread: one arrival (the expected count) and 4096 expected bytes.
+    let e = g.run_functional(Arc::clone(&prog), dims(1, 1), Vec::new()).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e.kind, FaultKind::Deadlock(_)), "{msg}");
+    assert!(msg.contains("mbarrier at shared 0x0") && msg.contains("phase 0"), "{msg}");
+    assert!(msg.contains("0 of 1 arrivals pending, tx-count 4096 bytes"), "{msg}");
+    // Reported at the try_wait (line 15 of the source above).
+    assert!(msg.contains("starve.ptx:15"), "{msg}");
+
+    let cfg = Arc::new(warpsim_sim::presets::preset("hopper-h200").unwrap());
+    let k = Arc::new(g.kernel(prog, dims(1, 1), Vec::new()).unwrap());
+    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, max_cycles: 1 << 30 };
+    let e = warpsim_sim::engine::run(cfg, k, &mut g.mem, &opts).map(|_| ()).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e.kind, FaultKind::Deadlock(_)), "{msg}");
+    assert!(msg.contains("tx-count 4096 bytes") && msg.contains("starve.ptx:15"), "{msg}");
+}

@@ -641,7 +641,8 @@ mod tests {
         let hz = warpsim_sim::presets::preset("hopper-h200").unwrap().clock.sm_mhz * 1e6;
         assert_eq!(peak("FP32"), 132.0 * 128.0 * 2.0 * hz);
         assert_eq!(peak("FP64"), peak("FP32") / 2.0);
-        assert!(peak("DRAM") > 3e12 && peak("L2") > peak("DRAM"));
+        // The calibrated DRAM bandwidth is what a 64 MiB copy sustains (2.57 TB/s).
+        assert!(peak("DRAM") > 2e12 && peak("L2") > peak("DRAM"));
         let g80 = machine(&warpsim_sim::presets::preset("tesla-g80").unwrap());
         let names: Vec<&str> = g80.compute.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["FP32"], "G80: no FP64, no tensor cores");

@@ -1,0 +1,54 @@
+//! Counters the simulator must count exactly as Nsight Compute did on the H200 (the committed
+//! dataset): shared-memory bank conflicts for word strides 1..32 and the transposes, and global
+//! load/store sectors and requests of the coalescing workloads. These do not depend on timing,
+//! only on addresses, so any difference is a modelling bug.
+
+use std::path::Path;
+
+use warpsim_validate::Dataset;
+use warpsim_workloads::Workload;
+
+fn dataset() -> Dataset {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/h200");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    files.sort();
+    Dataset::load(files.last().unwrap()).unwrap()
+}
+
+fn check(workloads: &[&str], counters: &[&str]) {
+    let ds = dataset();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let mut bad = Vec::new();
+    for name in workloads {
+        let rec = ds.workloads.iter().find(|w| w.name == *name).unwrap_or_else(|| panic!("{name} not in the dataset"));
+        let w = Workload::bundled(name).unwrap();
+        let t = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap().timing.unwrap();
+        for c in counters {
+            let (hw, sim) = (rec.counters[*c], t.counters[*c]);
+            if hw != sim {
+                bad.push(format!("{name}: {c}: H200 {hw}, simulated {sim}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn bank_conflicts_match_ncu_for_every_stride() {
+    check(
+        &["smem_stride_1", "smem_stride_2", "smem_stride_4", "smem_stride_8", "smem_stride_16", "smem_stride_32", "smem_broadcast", "transpose_shared", "transpose_padded", "transpose_swizzled"],
+        &["l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"],
+    );
+}
+
+#[test]
+fn global_sectors_and_requests_match_ncu() {
+    check(
+        &["copy_stride_1", "copy_stride_2", "copy_stride_4", "copy_stride_8", "copy_stride_32", "copy_offset_1", "copy_offset_8", "transpose_naive", "transpose_padded", "vector_add"],
+        &[
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        ],
+    );
+}
