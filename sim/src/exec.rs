@@ -584,28 +584,30 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
     });
 }
 
-/// A source operand read straight from the register file or an immediate.
-#[derive(Clone, Copy)]
-enum Src {
-    Reg(usize),
-    Imm(u64),
-}
-
-impl Src {
-    #[inline(always)]
-    fn get(self, regs: &[u64], lane: usize) -> u64 {
-        match self {
-            Src::Reg(b) => regs[b + lane],
-            Src::Imm(v) => v,
-        }
-    }
-}
-
-fn plain_src(o: &Opnd) -> Option<Src> {
+/// A register's 32 lanes or an immediate broadcast to them (the operands of the fast paths).
+fn plain_lanes(w: &Warp, o: &Opnd, out: &mut [u64; 32]) -> bool {
     match o {
-        Opnd::Reg(r) => Some(Src::Reg(*r as usize * 32)),
-        Opnd::Imm(v) => Some(Src::Imm(*v)),
-        _ => None,
+        Opnd::Reg(r) => *out = *w.lanes(*r),
+        Opnd::Imm(v) => *out = [*v; 32],
+        _ => return false,
+    }
+    true
+}
+
+/// Writes `f(a, b, c)` of each lane in `exec` to register `d` (as [`Ctx::write_reg`] does: masked
+/// to the register's width, predicates as 0/1). A full warp is one loop over 32 lanes.
+#[inline(always)]
+fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    let fit = |v: u64| if dmask == 0 { (v != 0) as u64 } else { v & dmask };
+    let out = w.lanes_mut(d);
+    if exec == u32::MAX {
+        for l in 0..32 {
+            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        }
+    } else {
+        for l in lanes(exec) {
+            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        }
     }
 }
 
@@ -614,65 +616,71 @@ fn plain_src(o: &Opnd) -> Option<Src> {
 fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
-    let Some(Opnd::Reg(d)) = inst.ops.first() else { return false };
+    let Some(&Opnd::Reg(d)) = inst.ops.first() else { return false };
     if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 {
         return false;
     }
     if m.rnd.is_some_and(|r| r != warpsim_isa::types::Rnd::Rn) {
         return false;
     }
-    let src = inst.src();
-    let mut s = [Src::Imm(0); 3];
-    for (i, o) in src.iter().take(3).enumerate() {
-        match plain_src(o) {
-            Some(x) => s[i] = x,
-            None => return false,
-        }
-    }
-    let dmask = c.env.k.reg_mask[*d as usize];
-    let db = *d as usize * 32;
     let ty = m.ty();
-    macro_rules! lanes_do {
-        (|$a:ident, $b:ident, $cc:ident| $e:expr) => {{
-            for l in lanes(exec) {
-                let $a = s[0].get(&w.regs, l);
-                let $b = s[1].get(&w.regs, l);
-                let $cc = s[2].get(&w.regs, l);
-                let _ = (&$b, &$cc);
-                let v: u64 = $e;
-                w.regs[db + l] = if dmask == 0 { (v != 0) as u64 } else { v & dmask };
-            }
-            true
-        }};
-    }
     let wide = m.has(flag::WIDE);
     let hi = m.has(flag::HI);
-    match (inst.op, ty) {
-        (Op::Add, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_add(b)),
-        (Op::Sub, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_sub(b)),
-        (Op::Mul, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, _c| a.wrapping_mul(b)),
-        (Op::Mul, Ty::U32) if wide => lanes_do!(|a, b, _c| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
-        (Op::Mul, Ty::S32) if wide => lanes_do!(|a, b, _c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
-        (Op::Mad, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, c| a.wrapping_mul(b).wrapping_add(c)),
-        (Op::And, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a & b),
-        (Op::Or, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a | b),
-        (Op::Xor, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a ^ b),
-        (Op::Shl, Ty::B32 | Ty::U32 | Ty::S32) => lanes_do!(|a, b, _c| if b < 32 { a << b } else { 0 }),
-        (Op::Shr, Ty::B32 | Ty::U32) => lanes_do!(|a, b, _c| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
-        (Op::Shr, Ty::S32) => lanes_do!(|a, b, _c| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
-        (Op::Add, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::add(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Sub, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::sub(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Mul, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::mul(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Fma | Op::Mad, Ty::F32) => {
-            lanes_do!(|a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, Rounding::Rn, false, false) as u64)
-        }
-        (Op::Selp, _) => lanes_do!(|a, b, c| if c != 0 { a } else { b }),
-        (Op::Setp, Ty::S32 | Ty::U32 | Ty::B32) if m.bool_op.is_none() => {
-            let Some(cmp) = m.cmp else { return false };
-            lanes_do!(|a, b, _c| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
-        }
+    let int = matches!(ty, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64);
+    let bits = matches!(ty, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64);
+    let f32 = ty == Ty::F32;
+    let cmp32 = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) && m.bool_op.is_none();
+    // Decide first, so that operands are only gathered for the forms handled here.
+    let handled = match inst.op {
+        Op::Add | Op::Sub => int || f32,
+        Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || f32,
+        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi && !wide || f32,
+        Op::Fma => f32,
+        Op::And | Op::Or | Op::Xor => bits,
+        Op::Shl => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
+        Op::Shr => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
+        Op::Selp => true,
+        Op::Setp => cmp32 && m.cmp.is_some(),
         _ => false,
+    };
+    if !handled {
+        return false;
     }
+    let mut s = [[0u64; 32]; 3];
+    for (i, o) in inst.src().iter().take(3).enumerate() {
+        if !plain_lanes(w, o, &mut s[i]) {
+            return false;
+        }
+    }
+    let dm = c.env.k.reg_mask[d as usize];
+    let rn = Rounding::Rn;
+    match (inst.op, ty) {
+        (Op::Add, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Sub, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Mul, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Fma | Op::Mad, Ty::F32) => {
+            map_lanes(w, d, dm, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+        }
+        (Op::Add, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_add(b)),
+        (Op::Sub, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_sub(b)),
+        (Op::Mul, Ty::U32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
+        (Op::Mul, Ty::S32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
+        (Op::Mul, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_mul(b)),
+        (Op::Mad, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
+        (Op::And, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a & b),
+        (Op::Or, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a | b),
+        (Op::Xor, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a ^ b),
+        (Op::Shl, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
+        (Op::Shr, Ty::S32) => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
+        (Op::Shr, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
+        (Op::Selp, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| if c != 0 { a } else { b }),
+        (Op::Setp, _) => {
+            let cmp = m.cmp.expect("checked above");
+            map_lanes(w, d, dm, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
+        }
+        _ => unreachable!("forms are decided above"),
+    }
+    true
 }
 
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
@@ -747,35 +755,49 @@ fn mem_shape(inst: &Inst) -> (Ty, usize, usize) {
     (ty, ty.bytes() as usize, inst.m.vec.max(1) as usize)
 }
 
+/// Little-endian load of `n` ∈ {1, 2, 4, 8} bytes at `a`.
+#[inline(always)]
+fn read_le(mem: &[u8], a: usize, n: usize) -> u64 {
+    match n {
+        1 => mem[a] as u64,
+        2 => u16::from_le_bytes(mem[a..a + 2].try_into().expect("2 bytes")) as u64,
+        4 => u32::from_le_bytes(mem[a..a + 4].try_into().expect("4 bytes")) as u64,
+        _ => u64::from_le_bytes(mem[a..a + 8].try_into().expect("8 bytes")),
+    }
+}
+
 /// `ld.shared` of one register per lane with a register (+ offset) address: the common case,
 /// without the general path's per-lane dispatch. Returns false to fall back.
 fn fast_shared_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     let (ty, n, v) = mem_shape(inst);
-    if inst.m.space() != Space::Shared || v != 1 || n > 8 {
+    if inst.m.space() != Space::Shared || v != 1 || !matches!(n, 1 | 2 | 4 | 8) {
         return false;
     }
-    let (Some(Opnd::Reg(d)), Some(Opnd::Addr { base: Base::Reg(b), offset })) = (inst.ops.first(), inst.ops.get(1)) else {
+    let (Some(&Opnd::Reg(d)), Some(&Opnd::Addr { base: Base::Reg(b), offset })) = (inst.ops.first(), inst.ops.get(1)) else {
         return false;
     };
-    let me = c.env.me;
-    let smem = &c.env.ctas[me].smem;
+    let smem = &c.env.ctas[c.env.me].smem;
+    let addr = &mut c.env.trace.addr;
     // All lanes in bounds and aligned, else the general path reports the fault.
-    let ok = lanes(exec).all(|l| {
-        let a = w.reg(*b, l).wrapping_add(*offset as u64);
-        a % n as u64 == 0 && a.checked_add(n as u64).is_some_and(|e| e <= smem.len() as u64)
-    });
+    let (len, n64) = (smem.len() as u64, n as u64);
+    let last = len.wrapping_sub(n64);
+    let mut ok = len >= n64 || exec == 0;
+    let base = w.lanes(b);
+    for l in lanes(exec) {
+        let a = base[l].wrapping_add(offset as u64);
+        addr[l] = a;
+        ok &= a & (n64 - 1) == 0 && a <= last;
+    }
     if !ok {
         return false;
     }
-    let dmask = c.env.k.reg_mask[*d as usize];
+    let dmask = c.env.k.reg_mask[d as usize];
+    let signed = ty.is_signed();
+    let out = w.lanes_mut(d);
     for l in lanes(exec) {
-        let a = w.reg(*b, l).wrapping_add(*offset as u64) as usize;
-        let mut b8 = [0u8; 8];
-        b8[..n].copy_from_slice(&smem[a..a + n]);
-        let raw = u64::from_le_bytes(b8);
-        let val = if ty.is_signed() { ty.extend(raw) } else { raw };
-        c.env.trace.addr[l] = a as u64;
-        w.set_reg(*d, l, if dmask == 0 { (val != 0) as u64 } else { val & dmask });
+        let raw = read_le(smem, addr[l] as usize, n);
+        let val = if signed { ty.extend(raw) } else { raw };
+        out[l] = if dmask == 0 { (val != 0) as u64 } else { val & dmask };
     }
     c.trace(TraceSpace::Shared, false, false, n as u32, exec);
     true
