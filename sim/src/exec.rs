@@ -82,6 +82,8 @@ pub trait GlobalMem {
     /// `Err` carries a description of the nearest allocation.
     fn check(&self, addr: u64, len: u64) -> Result<(), String>;
     fn read(&self, addr: u64, buf: &mut [u8]);
+    /// Page `page` (of [`memory::PAGE`] bytes) as `read` sees it; `None` when it reads as zeros.
+    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]>;
     fn write(&mut self, addr: u64, data: &[u8]);
     /// Performs the atomic now (`Some(old)`) or defers it (`None`; its destination register is
     /// written when it is performed).
@@ -103,6 +105,9 @@ impl GlobalMem for DeviceMemory {
     }
     fn read(&self, addr: u64, buf: &mut [u8]) {
         DeviceMemory::read(self, addr, buf)
+    }
+    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]> {
+        DeviceMemory::page(self, page)
     }
     fn write(&mut self, addr: u64, data: &[u8]) {
         DeviceMemory::write(self, addr, data)
@@ -766,45 +771,82 @@ fn read_le(mem: &[u8], a: usize, n: usize) -> u64 {
     }
 }
 
-/// `ld.shared` of one register per lane with a register (+ offset) address: the common case,
-/// without the general path's per-lane dispatch. Returns false to fall back.
-fn fast_shared_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
-    let (ty, n, v) = mem_shape(inst);
-    if inst.m.space() != Space::Shared || v != 1 || !matches!(n, 1 | 2 | 4 | 8) {
+/// `ld` of 1-, 2-, 4- or 8-byte elements (scalar or vector) with a register (+ offset) address,
+/// every lane aligned and inside the CTA's shared memory or inside one global allocation: the
+/// common cases, without the general path's per-lane dispatch and bounds checks. Returns false
+/// to fall back (which also reports any fault).
+fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (_, n, v) = mem_shape(inst);
+    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
         return false;
     }
-    let (Some(&Opnd::Reg(d)), Some(&Opnd::Addr { base: Base::Reg(b), offset })) = (inst.ops.first(), inst.ops.get(1)) else {
-        return false;
-    };
-    let smem = &c.env.ctas[c.env.me].smem;
+    let Some(&Opnd::Addr { base: Base::Reg(b), offset }) = inst.ops.get(1) else { return false };
+    let bytes = (n * v) as u64;
     let addr = &mut c.env.trace.addr;
-    // All lanes in bounds and aligned, else the general path reports the fault.
-    let (len, n64) = (smem.len() as u64, n as u64);
-    let last = len.wrapping_sub(n64);
-    let mut ok = len >= n64 || exec == 0;
+    let (mut lo, mut hi, mut misaligned) = (u64::MAX, 0, 0);
     let base = w.lanes(b);
     for l in lanes(exec) {
         let a = base[l].wrapping_add(offset as u64);
         addr[l] = a;
-        ok &= a & (n64 - 1) == 0 && a <= last;
+        misaligned |= a & (bytes - 1);
+        lo = lo.min(a);
+        hi = hi.max(a);
     }
-    if !ok {
+    if misaligned != 0 || hi.checked_add(bytes).is_none() {
         return false;
     }
-    let dmask = c.env.k.reg_mask[d as usize];
-    let signed = ty.is_signed();
-    let out = w.lanes_mut(d);
-    for l in lanes(exec) {
-        let raw = read_le(smem, addr[l] as usize, n);
-        let val = if signed { ty.extend(raw) } else { raw };
-        out[l] = if dmask == 0 { (val != 0) as u64 } else { val & dmask };
-    }
-    c.trace(TraceSpace::Shared, false, false, n as u32, exec);
+    let (addr, k) = (&c.env.trace.addr, c.env.k);
+    let space = match inst.m.space() {
+        Space::Shared => {
+            let smem = &c.env.ctas[c.env.me].smem;
+            if hi + bytes > smem.len() as u64 {
+                return false;
+            }
+            load_lanes(w, k, inst, exec, addr, |a| read_le(smem, a as usize, n));
+            TraceSpace::Shared
+        }
+        // Allocations lie above every generic window, so a generic address there is global.
+        Space::Global | Space::Generic if lo >= memory::GLOBAL_BASE => {
+            let g = &*c.env.gmem;
+            if g.check(lo, hi + bytes - lo).is_err() {
+                return false;
+            }
+            // An aligned element never straddles a page: one page lookup per page touched.
+            let mut page = (u64::MAX, None);
+            load_lanes(w, k, inst, exec, addr, |a| {
+                if a / memory::PAGE != page.0 {
+                    page = (a / memory::PAGE, g.page(a / memory::PAGE));
+                }
+                page.1.map_or(0, |p| read_le(p, (a % memory::PAGE) as usize, n))
+            });
+            TraceSpace::Global
+        }
+        _ => return false,
+    };
+    c.trace(space, false, false, bytes as u32, exec);
     true
 }
 
+/// Writes each element of a load to its destination register for the lanes in `exec`, as the
+/// general path's `write_dst` does; `fetch(a)` reads the element's bytes at address `a`.
+#[inline(always)]
+fn load_lanes(w: &mut Warp, k: &Kernel, inst: &Inst, exec: u32, addr: &[u64; 32], mut fetch: impl FnMut(u64) -> u64) {
+    let (ty, n, v) = mem_shape(inst);
+    let signed = ty.is_signed();
+    for (i, d) in elems(&inst.ops[0]).iter().enumerate().take(v) {
+        let Opnd::Reg(r) = *d else { continue };
+        let dmask = k.reg_mask[r as usize];
+        let out = w.lanes_mut(r);
+        for l in lanes(exec) {
+            let raw = fetch(addr[l] + (i * n) as u64);
+            let val = if signed { ty.extend(raw) } else { raw };
+            out[l] = if dmask == 0 { (val != 0) as u64 } else { val & dmask };
+        }
+    }
+}
+
 fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
-    if fast_shared_load(w, c, inst, exec) {
+    if fast_load(w, c, inst, exec) {
         return Ok(());
     }
     let (ty, n, v) = mem_shape(inst);

@@ -72,6 +72,10 @@ impl GlobalMem for View<'_> {
         }
     }
 
+    fn page(&self, page: u64) -> Option<&[u8; PAGE as usize]> {
+        self.log.pages.get(&page).map(|p| &**p).or_else(|| self.base.page(page))
+    }
+
     fn write(&mut self, addr: u64, data: &[u8]) {
         let mut done = 0;
         while done < data.len() {
