@@ -137,8 +137,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let mut now = 0u64;
     let mut end = 0u64;
     let mut drain = 0u64;
-    let mut reqs = Vec::new();
-    let mut effects = Vec::new();
+    let (mut order, mut sorted, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         let until = now + w;
         let faults: Vec<Fault> = if opts.threads > 1 {
@@ -154,29 +153,28 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         // SMs by global id for the merges.
         let mut sms: Vec<&mut Sm> = gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()).collect();
         sms.sort_by_key(|s| s.id);
-        // Memory requests, in (cycle, SM, issue order).
-        reqs.clear();
-        for sm in sms.iter_mut() {
-            for (seq, r) in sm.outbox.drain(..).enumerate() {
-                reqs.push((r.req.t, r.req.sm, seq as u32, r));
-            }
+        // Memory requests, in (cycle, SM, issue order): the keys are sorted, not the requests.
+        order.clear();
+        for sm in sms.iter() {
+            order.extend(sm.outbox.iter().enumerate().map(|(seq, r)| (r.req.t, sm.id, seq as u32)));
         }
-        reqs.sort_unstable_by_key(|x| (x.0, x.1, x.2));
-        for &(_, smi, _, r) in &reqs {
+        sort_by_cycle(&mut order, &mut sorted, &mut counts);
+        for &(_, smi, seq) in &sorted {
+            let r = sms[smi as usize].outbox[seq as usize];
             let done = memsys.access(&r.req);
             // Stores and atomics must drain before the kernel completes.
             drain = drain.max(done);
             sms[smi as usize].deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
         }
         // Global writes and atomics, in (cycle, SM, issue order).
-        effects.clear();
-        for sm in sms.iter() {
-            for (seq, e) in sm.log.effects.iter().enumerate() {
-                effects.push((e.cycle(), sm.id, seq as u32, *e));
-            }
+        order.clear();
+        for sm in sms.iter_mut() {
+            sm.outbox.clear();
+            order.extend(sm.log.effects.iter().enumerate().map(|(seq, e)| (e.cycle(), sm.id, seq as u32)));
         }
-        effects.sort_unstable_by_key(|x| (x.0, x.1, x.2));
-        for &(_, smi, _, e) in &effects {
+        sort_by_cycle(&mut order, &mut sorted, &mut counts);
+        for &(_, smi, seq) in &sorted {
+            let e = sms[smi as usize].log.effects[seq as usize];
             match e {
                 Effect::Write { addr, off, len, .. } => {
                     let arena = &sms[smi as usize].log.arena;
@@ -228,6 +226,34 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     spans.sort_by_key(|s| (s.cta, s.sm));
     let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
+}
+
+/// Puts `keys` (cycle, SM, sequence), listed in (SM, sequence) order, into `out` in (cycle, SM,
+/// sequence) order: a stable counting sort by cycle when the cycles span a short range (as they do
+/// within a window), else a comparison sort.
+fn sort_by_cycle(keys: &mut [(u64, u32, u32)], out: &mut Vec<(u64, u32, u32)>, counts: &mut Vec<u32>) {
+    out.clear();
+    let (lo, hi) = keys.iter().fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k.0), hi.max(k.0)));
+    let span = hi.saturating_sub(lo) as usize + 1;
+    if keys.is_empty() || span > 4 * keys.len() + 4096 {
+        keys.sort_unstable();
+        out.extend_from_slice(keys);
+        return;
+    }
+    counts.clear();
+    counts.resize(span + 1, 0);
+    for k in keys.iter() {
+        counts[(k.0 - lo) as usize + 1] += 1;
+    }
+    for i in 1..=span {
+        counts[i] += counts[i - 1];
+    }
+    out.resize(keys.len(), (0, 0, 0));
+    for k in keys.iter() {
+        let slot = &mut counts[(k.0 - lo) as usize];
+        out[*slot as usize] = *k;
+        *slot += 1;
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -301,5 +327,27 @@ fn result(
         occupancy_ctas_per_sm: occ.ctas_per_sm,
         occupancy_limiter: occ.limiter.to_string(),
         sim_seconds: secs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_cycle;
+
+    proptest::proptest! {
+        #[test]
+        fn merge_order_is_cycle_sm_sequence(cycles in proptest::collection::vec((0u64..300, 0u32..8), 0..200), far in proptest::bool::ANY) {
+            // Keys as the engine lists them: by SM, then issue order.
+            let mut keys: Vec<(u64, u32, u32)> = cycles.iter().map(|&(c, sm)| (if far { c * 1_000_000 } else { c }, sm, 0)).collect();
+            keys.sort_by_key(|k| k.1);
+            for i in 0..keys.len() {
+                keys[i].2 = keys[..i].iter().filter(|k| k.1 == keys[i].1).count() as u32;
+            }
+            let mut expect = keys.clone();
+            expect.sort_unstable();
+            let (mut out, mut counts) = (Vec::new(), Vec::new());
+            sort_by_cycle(&mut keys, &mut out, &mut counts);
+            proptest::prop_assert_eq!(out, expect);
+        }
     }
 }
