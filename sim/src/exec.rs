@@ -771,17 +771,11 @@ fn read_le(mem: &[u8], a: usize, n: usize) -> u64 {
     }
 }
 
-/// `ld` of 1-, 2-, 4- or 8-byte elements (scalar or vector) with a register (+ offset) address,
-/// every lane aligned and inside the CTA's shared memory or inside one global allocation: the
-/// common cases, without the general path's per-lane dispatch and bounds checks. Returns false
-/// to fall back (which also reports any fault).
-fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
-    let (_, n, v) = mem_shape(inst);
-    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
-        return false;
-    }
-    let Some(&Opnd::Addr { base: Base::Reg(b), offset }) = inst.ops.get(1) else { return false };
-    let bytes = (n * v) as u64;
+/// The addresses of a fast-path access (a register + offset operand) into the trace for the lanes
+/// in `exec`, with their lowest and highest; `None` when the operand has another form, a lane is
+/// not aligned to the access's `bytes` or the access would pass the end of the address space.
+fn lane_addresses(w: &Warp, c: &mut Ctx<'_, '_>, o: Option<&Opnd>, exec: u32, bytes: u64) -> Option<(u64, u64)> {
+    let Some(&Opnd::Addr { base: Base::Reg(b), offset }) = o else { return None };
     let addr = &mut c.env.trace.addr;
     let (mut lo, mut hi, mut misaligned) = (u64::MAX, 0, 0);
     let base = w.lanes(b);
@@ -792,9 +786,20 @@ fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool 
         lo = lo.min(a);
         hi = hi.max(a);
     }
-    if misaligned != 0 || hi.checked_add(bytes).is_none() {
+    (misaligned == 0 && hi.checked_add(bytes).is_some()).then_some((lo, hi))
+}
+
+/// `ld` of 1-, 2-, 4- or 8-byte elements (scalar or vector) with a register (+ offset) address,
+/// every lane aligned and inside the CTA's shared memory or inside one global allocation: the
+/// common cases, without the general path's per-lane dispatch and bounds checks. Returns false
+/// to fall back (which also reports any fault).
+fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (_, n, v) = mem_shape(inst);
+    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
         return false;
     }
+    let bytes = (n * v) as u64;
+    let Some((lo, hi)) = lane_addresses(w, c, inst.ops.get(1), exec, bytes) else { return false };
     let (addr, k) = (&c.env.trace.addr, c.env.k);
     let space = match inst.m.space() {
         Space::Shared => {
@@ -870,7 +875,78 @@ fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(),
     Ok(())
 }
 
+/// `st` of 1-, 2-, 4- or 8-byte elements (scalar or vector) of registers or immediates, under the
+/// same conditions as [`fast_load`]. Lanes are written in lane order; a global store writes each
+/// run of lanes with consecutive addresses as one write. Returns false to fall back.
+fn fast_store(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (_, n, v) = mem_shape(inst);
+    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
+        return false;
+    }
+    let srcs = elems(&inst.ops[1]);
+    if srcs.len() < v || !srcs[..v].iter().all(|o| matches!(o, Opnd::Reg(_) | Opnd::Imm(_))) {
+        return false;
+    }
+    let bytes = (n * v) as u64;
+    let Some((lo, hi)) = lane_addresses(w, c, inst.ops.first(), exec, bytes) else { return false };
+    // The bytes lane `l` stores.
+    let data = |l: usize| {
+        let mut b = [0u8; 32];
+        for (i, s) in srcs[..v].iter().enumerate() {
+            let val = match *s {
+                Opnd::Reg(r) => w.reg(r, l),
+                Opnd::Imm(x) => x,
+                _ => unreachable!("checked above"),
+            };
+            b[i * n..i * n + n].copy_from_slice(&val.to_le_bytes()[..n]);
+        }
+        b
+    };
+    let (addr, bytes_us) = (&c.env.trace.addr, bytes as usize);
+    let space = match inst.m.space() {
+        Space::Shared => {
+            let smem = &mut c.env.ctas[c.env.me].smem;
+            if hi + bytes > smem.len() as u64 {
+                return false;
+            }
+            for l in lanes(exec) {
+                let a = addr[l] as usize;
+                smem[a..a + bytes_us].copy_from_slice(&data(l)[..bytes_us]);
+            }
+            TraceSpace::Shared
+        }
+        // Allocations lie above every generic window, so a generic address there is global.
+        Space::Global | Space::Generic if lo >= memory::GLOBAL_BASE => {
+            let g = &mut *c.env.gmem;
+            if g.check(lo, hi + bytes - lo).is_err() {
+                return false;
+            }
+            let mut run = [0u8; 32 * 32];
+            let (mut start, mut len) = (0u64, 0usize);
+            for l in lanes(exec) {
+                if len > 0 && addr[l] != start + len as u64 {
+                    g.write(start, &run[..len]);
+                    len = 0;
+                }
+                if len == 0 {
+                    start = addr[l];
+                }
+                run[len..len + bytes_us].copy_from_slice(&data(l)[..bytes_us]);
+                len += bytes_us;
+            }
+            g.write(start, &run[..len]);
+            TraceSpace::Global
+        }
+        _ => return false,
+    };
+    c.trace(space, true, false, bytes as u32, exec);
+    true
+}
+
 fn store(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    if fast_store(w, c, inst, exec) {
+        return Ok(());
+    }
     let (_, n, v) = mem_shape(inst);
     let space = inst.m.space();
     let srcs = elems(&inst.ops[1]);
