@@ -23,7 +23,7 @@ use crate::memory::DeviceMemory;
 use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
 use crate::gpc::Gpc;
-use crate::sm::{Sm, SmStats, PENDING, STALL_NAMES};
+use crate::sm::{IssueTable, Sm, SmStats, PENDING, STALL_NAMES};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -75,13 +75,13 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog));
+    let table = Arc::new(IssueTable::new(&k.prog));
     let nsm = cfg.sm.count.max(1);
     let ngpc = cfg.sm.gpcs.clamp(1, nsm);
     // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).
     let mut gpcs: Vec<Gpc> = (0..ngpc).map(|_| Gpc { sms: Vec::new(), arena: Default::default() }).collect();
     for i in 0..nsm {
-        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&costs), occ.l1_bytes));
+        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&table), occ.l1_bytes));
     }
     let mut memsys = MemSys::new(&cfg);
     let d = k.dims;
