@@ -150,45 +150,42 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
             // GPCs are visited in order, so the first fault is the lowest GPC's.
             return Err(f);
         }
-        // SMs by global id for the merges.
-        let mut sms: Vec<&mut Sm> = gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()).collect();
-        sms.sort_by_key(|s| s.id);
         // Memory requests, in (cycle, SM, issue order): the keys are sorted, not the requests.
         order.clear();
-        for sm in sms.iter() {
-            order.extend(sm.outbox.iter().enumerate().map(|(seq, r)| (r.req.t, sm.id, seq as u32)));
+        for id in 0..nsm {
+            let sm = sm_at(&mut gpcs, id);
+            order.extend(sm.outbox.iter().enumerate().map(|(seq, r)| (r.req.t, id, seq as u32)));
         }
         sort_by_cycle(&mut order, &mut sorted, &mut counts);
-        for &(_, smi, seq) in &sorted {
-            let r = sms[smi as usize].outbox[seq as usize];
+        for &(_, id, seq) in &sorted {
+            let sm = sm_at(&mut gpcs, id);
+            let r = sm.outbox[seq as usize];
             let done = memsys.access(&r.req);
             // Stores and atomics must drain before the kernel completes.
             drain = drain.max(done);
-            sms[smi as usize].deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
+            sm.deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
         }
         // Global writes and atomics, in (cycle, SM, issue order).
         order.clear();
-        for sm in sms.iter_mut() {
+        for id in 0..nsm {
+            let sm = sm_at(&mut gpcs, id);
             sm.outbox.clear();
-            order.extend(sm.log.effects.iter().enumerate().map(|(seq, e)| (e.cycle(), sm.id, seq as u32)));
+            order.extend(sm.log.effects.iter().enumerate().map(|(seq, e)| (e.cycle(), id, seq as u32)));
         }
         sort_by_cycle(&mut order, &mut sorted, &mut counts);
-        for &(_, smi, seq) in &sorted {
-            let e = sms[smi as usize].log.effects[seq as usize];
-            match e {
-                Effect::Write { addr, off, len, .. } => {
-                    let arena = &sms[smi as usize].log.arena;
-                    mem.write(addr, &arena[off as usize..off as usize + len as usize]);
-                }
+        for &(_, id, seq) in &sorted {
+            let sm = sm_at(&mut gpcs, id);
+            match sm.log.effects[seq as usize] {
+                Effect::Write { addr, off, len, .. } => mem.write(addr, &sm.log.arena[off as usize..off as usize + len as usize]),
                 Effect::Atomic { warp, a, .. } => {
                     let old = a.perform(mem).map_err(|e| Fault::global(&k.prog.name, FaultKind::Unsupported(e.to_string())))?;
                     if let Some(dst) = a.dst {
-                        sms[smi as usize].deliver_value(warp, a.lane, dst, old);
+                        sm.deliver_value(warp, a.lane, dst, old);
                     }
                 }
             }
         }
-        for sm in sms.iter_mut() {
+        for sm in gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()) {
             sm.log.clear();
             for (cta, t) in std::mem::take(&mut sm.finished) {
                 sm.release_resources(occ.res);
@@ -197,7 +194,6 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
                 end = end.max(t);
             }
         }
-        drop(sms);
         dispatch(&mut gpcs, &mut next_cluster, &mut rr, &mut start_of);
         let all = || gpcs.iter().flat_map(|g| g.sms.iter());
         if next_cluster >= total_clusters && all().all(|s| s.idle()) {
@@ -226,6 +222,15 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     spans.sort_by_key(|s| (s.cta, s.sm));
     let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
+}
+
+/// SM `id`: SMs are dealt to GPCs round robin (see [`run`]), so it is the `id / #GPCs`-th of GPC
+/// `id % #GPCs`.
+fn sm_at(gpcs: &mut [Gpc], id: u32) -> &mut Sm {
+    let n = gpcs.len() as u32;
+    let sm = &mut gpcs[(id % n) as usize].sms[(id / n) as usize];
+    debug_assert_eq!(sm.id, id);
+    sm
 }
 
 /// Puts `keys` (cycle, SM, sequence), listed in (SM, sequence) order, into `out` in (cycle, SM,

@@ -41,7 +41,9 @@ pub struct Log {
 
 impl Log {
     pub fn clear(&mut self) {
-        self.spare.extend(self.pages.drain().map(|(_, p)| p));
+        if !self.pages.is_empty() {
+            self.spare.extend(self.pages.drain().map(|(_, p)| p));
+        }
         self.effects.clear();
         self.arena.clear();
     }

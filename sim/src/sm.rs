@@ -464,6 +464,11 @@ impl Sm {
     pub fn cycle(&mut self, until: u64, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
         self.process_events(arena);
+        if self.resident == 0 && self.events.is_empty() {
+            // Nothing to issue and nothing due: the clock goes to the window's end.
+            self.advance(until);
+            return Ok(());
+        }
         let mut issued = false;
         for sp in 0..self.sps.len() {
             for _ in 0..width {
