@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
@@ -130,7 +131,8 @@ struct IssueInfo {
     /// Machine ops (`warpsim_isa::costs`); 0 for instructions ptxas folds away.
     cost: u8,
     unit: Unit,
-    /// An mbarrier operation or a non-global store: may change cluster state warps sleep on.
+    /// An mbarrier operation or a store to shared memory: may change cluster state warps sleep
+    /// on (a store to global, local or parameter space cannot).
     touches_cluster: bool,
     /// The registers the scoreboard checks: the uses, then the defs (a wgmma chain accumulates
     /// into D inside the tensor pipe, so it does not wait for D).
@@ -153,7 +155,7 @@ impl IssueTable {
                     cost,
                     unit: unit_of(inst.class),
                     touches_cluster: matches!(inst.op, Op::Mbarrier(_) | Op::St)
-                        && inst.m.spaces.iter().any(|s| *s != warpsim_isa::ast::Space::Global),
+                        && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
                     regs: (start, regs.len() as u32),
                 }
             })
