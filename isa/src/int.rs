@@ -8,10 +8,12 @@
 
 use crate::types::Ty;
 
+#[inline]
 fn sx(ty: Ty, v: u64) -> i64 {
     Ty::extend(signed_of(ty), v) as i64
 }
 
+#[inline]
 fn signed_of(ty: Ty) -> Ty {
     match ty.bits() {
         8 => Ty::S8,
@@ -21,6 +23,7 @@ fn signed_of(ty: Ty) -> Ty {
     }
 }
 
+#[inline]
 fn trunc(ty: Ty, v: u64) -> u64 {
     v & ty.mask()
 }
@@ -454,6 +457,7 @@ pub fn szext(signed: bool, wrap: bool, a: u64, b: u64) -> u64 {
 }
 
 /// Integer comparison for `setp`/`set`/`slct` (`lo/ls/hi/hs` are the unsigned forms).
+#[inline]
 pub fn compare(ty: Ty, cmp: crate::types::Cmp, a: u64, b: u64) -> bool {
     use crate::types::Cmp::*;
     let (sa, sb) = (sx(ty, a), sx(ty, b));

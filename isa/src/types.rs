@@ -75,6 +75,7 @@ impl Ty {
     }
 
     /// Width in bits (a predicate counts as 1).
+    #[inline]
     pub fn bits(self) -> u32 {
         match self {
             Ty::B1 | Ty::Pred => 1,
@@ -87,10 +88,12 @@ impl Ty {
         }
     }
 
+    #[inline]
     pub fn bytes(self) -> u32 {
         self.bits().div_ceil(8)
     }
 
+    #[inline]
     pub fn is_signed(self) -> bool {
         matches!(self, Ty::S4 | Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
@@ -113,6 +116,7 @@ impl Ty {
     }
 
     /// The bit mask of a value of this type held in a 64-bit lane register.
+    #[inline]
     pub fn mask(self) -> u64 {
         match self.bits() {
             b if b >= 64 => u64::MAX,
@@ -121,6 +125,7 @@ impl Ty {
     }
 
     /// Sign- or zero-extends the low `bits()` of `v` to 64 bits, by signedness.
+    #[inline]
     pub fn extend(self, v: u64) -> u64 {
         let b = self.bits();
         if b >= 64 {

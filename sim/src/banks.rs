@@ -58,52 +58,88 @@ fn phase_mask(first: u32, n: u32) -> u32 {
     m << first
 }
 
-/// Max over banks of the distinct words the phase touches in that bank.
-fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
-    // Fast path for one-word accesses: every lane in its own bank, or all lanes on one word.
-    if size <= bank_bytes && banks <= 64 {
-        let mut used = 0u64;
-        let mut clash = false;
-        let first = addr[mask.trailing_zeros() as usize] / bank_bytes as u64;
-        let mut same = true;
-        let mut m = mask;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let word = addr[l] / bank_bytes as u64;
-            same &= word == first;
-            let bit = 1u64 << (word % banks as u64);
-            clash |= used & bit != 0;
-            used |= bit;
-        }
-        if !clash || same {
-            return 1;
+/// Word and bank arithmetic of one configuration (shifts and masks when the sizes are powers of
+/// two, as on every real GPU).
+#[derive(Clone, Copy)]
+struct Geometry {
+    bank_bytes: u64,
+    banks: u64,
+    pow2: bool,
+}
+
+impl Geometry {
+    #[inline(always)]
+    fn word(self, addr: u64) -> u64 {
+        if self.pow2 {
+            addr >> self.bank_bytes.trailing_zeros()
+        } else {
+            addr / self.bank_bytes
         }
     }
-    // The distinct words touched (at most 32 lanes × 4 words each), then per-bank counts.
-    let mut words = [0u64; 128];
-    let mut n = 0;
-    let per_lane = size.div_ceil(bank_bytes).clamp(1, 4);
+
+    /// The bank of a word, folded to 64 counters.
+    #[inline(always)]
+    fn bank(self, word: u64) -> usize {
+        let b = if self.pow2 { word & (self.banks - 1) } else { word % self.banks };
+        b as usize % 64
+    }
+}
+
+/// Max over banks of the distinct words the phase touches in that bank.
+fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
+    let per_lane = size.div_ceil(bank_bytes).clamp(1, 4) as u64;
+    let (bank_bytes, banks) = (bank_bytes as u64, banks as u64);
+    let g = Geometry { bank_bytes, banks, pow2: bank_bytes.is_power_of_two() && banks.is_power_of_two() };
+    // While every bank sees one distinct word (conflict-free or broadcast), one wavefront.
+    let mut used = 0u64;
+    let mut first = [0u64; 64];
     let mut m = mask;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        for k in 0..per_lane {
-            words[n] = addr[l] / bank_bytes as u64 + k as u64;
-            n += 1;
+        let w0 = g.word(addr[l]);
+        for word in w0..w0 + per_lane {
+            let b = g.bank(word);
+            if used >> b & 1 == 0 {
+                used |= 1 << b;
+                first[b] = word;
+            } else if first[b] != word {
+                return conflicted(addr, mask, per_lane, g);
+            }
         }
     }
-    let words = &mut words[..n];
-    words.sort_unstable();
-    let mut per_bank = [0u32; 64];
-    let mut prev = None;
-    for &w in words.iter() {
-        if prev != Some(w) {
-            per_bank[(w % banks as u64) as usize % 64] += 1;
-            prev = Some(w);
+    1
+}
+
+/// [`phase_wavefronts`] of a phase with a bank conflict: distinct words counted per bank, the
+/// words beyond the first of their bank kept in `extra` to recognise repeats.
+fn conflicted(addr: &[u64; 32], mask: u32, per_lane: u64, g: Geometry) -> u32 {
+    let mut used = 0u64;
+    let mut first = [0u64; 64];
+    let mut count = [0u32; 64];
+    let mut extra = [0u64; 128];
+    let mut n = 0;
+    let mut max = 1;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let w0 = g.word(addr[l]);
+        for word in w0..w0 + per_lane {
+            let b = g.bank(word);
+            if used >> b & 1 == 0 {
+                used |= 1 << b;
+                first[b] = word;
+                count[b] = 1;
+            } else if first[b] != word && !extra[..n].contains(&word) {
+                extra[n] = word;
+                n += 1;
+                count[b] += 1;
+                max = max.max(count[b]);
+            }
         }
     }
-    per_bank.iter().copied().max().unwrap_or(0).max(1)
+    max
 }
 
 #[cfg(test)]
@@ -151,6 +187,33 @@ mod tests {
         // Stride 16: all 16 lanes of a half-warp in one bank.
         let c = wavefronts(&strided(16, 4), u32::MAX, 4, 16, 4, true);
         assert_eq!(c.wavefronts, 32);
+    }
+
+    /// Distinct words per bank by sorting: the definition, for the property test.
+    fn reference(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
+        let per_lane = size.div_ceil(bank_bytes).clamp(1, 4) as u64;
+        let mut words: Vec<u64> =
+            (0..32).filter(|l| mask >> l & 1 == 1).flat_map(|l| (0..per_lane).map(move |k| addr[l] / bank_bytes as u64 + k)).collect();
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank = [0u32; 64];
+        for w in words {
+            per_bank[(w % banks as u64) as usize % 64] += 1;
+        }
+        per_bank.into_iter().max().unwrap_or(0).max(1)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn phases_count_distinct_words_per_bank(
+            words in proptest::collection::vec(0u64..96, 32),
+            mask in 1u32..=u32::MAX,
+            size in proptest::sample::select(vec![1u32, 2, 4, 8, 16]),
+            (banks, bank_bytes) in proptest::sample::select(vec![(32u32, 4u32), (16, 4), (32, 8)]),
+        ) {
+            let addr: [u64; 32] = std::array::from_fn(|l| words[l] * size as u64);
+            proptest::prop_assert_eq!(phase_wavefronts(&addr, mask, size, banks, bank_bytes), reference(&addr, mask, size, banks, bank_bytes));
+        }
     }
 
     #[test]

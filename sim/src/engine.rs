@@ -23,7 +23,7 @@ use crate::memory::DeviceMemory;
 use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
 use crate::gpc::Gpc;
-use crate::sm::{Sm, SmStats, PENDING, STALL_NAMES};
+use crate::sm::{IssueTable, Sm, SmStats, PENDING, STALL_NAMES};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -75,13 +75,13 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let costs: Arc<Vec<u8>> = Arc::new(warpsim_isa::costs::program_costs(&k.prog, &cfg.machine_ops.0));
+    let table = Arc::new(IssueTable::new(&k.prog, &cfg.machine_ops.0));
     let nsm = cfg.sm.count.max(1);
     let ngpc = cfg.sm.gpcs.clamp(1, nsm);
     // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).
     let mut gpcs: Vec<Gpc> = (0..ngpc).map(|_| Gpc { sms: Vec::new(), arena: Default::default() }).collect();
     for i in 0..nsm {
-        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&costs), occ.l1_bytes));
+        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&table), occ.l1_bytes));
     }
     let mut memsys = MemSys::new(&cfg);
     let d = k.dims;
@@ -136,8 +136,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let mut now = 0u64;
     let mut end = 0u64;
     let mut drain = 0u64;
-    let mut reqs = Vec::new();
-    let mut effects = Vec::new();
+    let (mut order, mut sorted, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         let until = now + w;
         let faults: Vec<Fault> = if opts.threads > 1 {
@@ -150,46 +149,42 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
             // GPCs are visited in order, so the first fault is the lowest GPC's.
             return Err(f);
         }
-        // SMs by global id for the merges.
-        let mut sms: Vec<&mut Sm> = gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()).collect();
-        sms.sort_by_key(|s| s.id);
-        // Memory requests, in (cycle, SM, issue order).
-        reqs.clear();
-        for sm in sms.iter_mut() {
-            for (seq, r) in sm.outbox.drain(..).enumerate() {
-                reqs.push((r.req.t, r.req.sm, seq as u32, r));
-            }
+        // Memory requests, in (cycle, SM, issue order): the keys are sorted, not the requests.
+        order.clear();
+        for id in 0..nsm {
+            let sm = sm_at(&mut gpcs, id);
+            order.extend(sm.outbox.iter().enumerate().map(|(seq, r)| (r.req.t, id, seq as u32)));
         }
-        reqs.sort_unstable_by_key(|x| (x.0, x.1, x.2));
-        for &(_, smi, _, r) in &reqs {
+        sort_by_cycle(&mut order, &mut sorted, &mut counts);
+        for &(_, id, seq) in &sorted {
+            let sm = sm_at(&mut gpcs, id);
+            let r = sm.outbox[seq as usize];
             let done = memsys.access(&r.req);
             // Stores and atomics must drain before the kernel completes.
             drain = drain.max(done);
-            sms[smi as usize].deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
+            sm.deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);
         }
         // Global writes and atomics, in (cycle, SM, issue order).
-        effects.clear();
-        for sm in sms.iter() {
-            for (seq, e) in sm.log.effects.iter().enumerate() {
-                effects.push((e.cycle(), sm.id, seq as u32, *e));
-            }
+        order.clear();
+        for id in 0..nsm {
+            let sm = sm_at(&mut gpcs, id);
+            sm.outbox.clear();
+            order.extend(sm.log.effects.iter().enumerate().map(|(seq, e)| (e.cycle(), id, seq as u32)));
         }
-        effects.sort_unstable_by_key(|x| (x.0, x.1, x.2));
-        for &(_, smi, _, e) in &effects {
-            match e {
-                Effect::Write { addr, off, len, .. } => {
-                    let arena = &sms[smi as usize].log.arena;
-                    mem.write(addr, &arena[off as usize..off as usize + len as usize]);
-                }
+        sort_by_cycle(&mut order, &mut sorted, &mut counts);
+        for &(_, id, seq) in &sorted {
+            let sm = sm_at(&mut gpcs, id);
+            match sm.log.effects[seq as usize] {
+                Effect::Write { addr, off, len, .. } => mem.write(addr, &sm.log.arena[off as usize..off as usize + len as usize]),
                 Effect::Atomic { warp, a, .. } => {
                     let old = a.perform(mem).map_err(|e| Fault::global(&k.prog.name, FaultKind::Unsupported(e.to_string())))?;
                     if let Some(dst) = a.dst {
-                        sms[smi as usize].deliver_value(warp, a.lane, dst, old);
+                        sm.deliver_value(warp, a.lane, dst, old);
                     }
                 }
             }
         }
-        for sm in sms.iter_mut() {
+        for sm in gpcs.iter_mut().flat_map(|g| g.sms.iter_mut()) {
             sm.log.clear();
             for (cta, t) in std::mem::take(&mut sm.finished) {
                 sm.release_resources(occ.res);
@@ -198,7 +193,6 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
                 end = end.max(t);
             }
         }
-        drop(sms);
         dispatch(&mut gpcs, &mut next_cluster, &mut rr, &mut start_of);
         let all = || gpcs.iter().flat_map(|g| g.sms.iter());
         if next_cluster >= total_clusters && all().all(|s| s.idle()) {
@@ -227,6 +221,43 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     spans.sort_by_key(|s| (s.cta, s.sm));
     let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
+}
+
+/// SM `id`: SMs are dealt to GPCs round robin (see [`run`]), so it is the `id / #GPCs`-th of GPC
+/// `id % #GPCs`.
+fn sm_at(gpcs: &mut [Gpc], id: u32) -> &mut Sm {
+    let n = gpcs.len() as u32;
+    let sm = &mut gpcs[(id % n) as usize].sms[(id / n) as usize];
+    debug_assert_eq!(sm.id, id);
+    sm
+}
+
+/// Puts `keys` (cycle, SM, sequence), listed in (SM, sequence) order, into `out` in (cycle, SM,
+/// sequence) order: a stable counting sort by cycle when the cycles span a short range (as they do
+/// within a window), else a comparison sort.
+fn sort_by_cycle(keys: &mut [(u64, u32, u32)], out: &mut Vec<(u64, u32, u32)>, counts: &mut Vec<u32>) {
+    out.clear();
+    let (lo, hi) = keys.iter().fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k.0), hi.max(k.0)));
+    let span = hi.saturating_sub(lo) as usize + 1;
+    if keys.is_empty() || span > 4 * keys.len() + 4096 {
+        keys.sort_unstable();
+        out.extend_from_slice(keys);
+        return;
+    }
+    counts.clear();
+    counts.resize(span + 1, 0);
+    for k in keys.iter() {
+        counts[(k.0 - lo) as usize + 1] += 1;
+    }
+    for i in 1..=span {
+        counts[i] += counts[i - 1];
+    }
+    out.resize(keys.len(), (0, 0, 0));
+    for k in keys.iter() {
+        let slot = &mut counts[(k.0 - lo) as usize];
+        out[*slot as usize] = *k;
+        *slot += 1;
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -306,5 +337,27 @@ fn result(
         occupancy_ctas_per_sm: occ.ctas_per_sm,
         occupancy_limiter: occ.limiter.to_string(),
         sim_seconds: secs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_cycle;
+
+    proptest::proptest! {
+        #[test]
+        fn merge_order_is_cycle_sm_sequence(cycles in proptest::collection::vec((0u64..300, 0u32..8), 0..200), far in proptest::bool::ANY) {
+            // Keys as the engine lists them: by SM, then issue order.
+            let mut keys: Vec<(u64, u32, u32)> = cycles.iter().map(|&(c, sm)| (if far { c * 1_000_000 } else { c }, sm, 0)).collect();
+            keys.sort_by_key(|k| k.1);
+            for i in 0..keys.len() {
+                keys[i].2 = keys[..i].iter().filter(|k| k.1 == keys[i].1).count() as u32;
+            }
+            let mut expect = keys.clone();
+            expect.sort_unstable();
+            let (mut out, mut counts) = (Vec::new(), Vec::new());
+            sort_by_cycle(&mut keys, &mut out, &mut counts);
+            proptest::prop_assert_eq!(out, expect);
+        }
     }
 }

@@ -82,6 +82,8 @@ pub trait GlobalMem {
     /// `Err` carries a description of the nearest allocation.
     fn check(&self, addr: u64, len: u64) -> Result<(), String>;
     fn read(&self, addr: u64, buf: &mut [u8]);
+    /// Page `page` (of [`memory::PAGE`] bytes) as `read` sees it; `None` when it reads as zeros.
+    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]>;
     fn write(&mut self, addr: u64, data: &[u8]);
     /// Performs the atomic now (`Some(old)`) or defers it (`None`; its destination register is
     /// written when it is performed).
@@ -103,6 +105,9 @@ impl GlobalMem for DeviceMemory {
     }
     fn read(&self, addr: u64, buf: &mut [u8]) {
         DeviceMemory::read(self, addr, buf)
+    }
+    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]> {
+        DeviceMemory::page(self, page)
     }
     fn write(&mut self, addr: u64, data: &[u8]) {
         DeviceMemory::write(self, addr, data)
@@ -590,28 +595,30 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
     });
 }
 
-/// A source operand read straight from the register file or an immediate.
-#[derive(Clone, Copy)]
-enum Src {
-    Reg(usize),
-    Imm(u64),
-}
-
-impl Src {
-    #[inline(always)]
-    fn get(self, regs: &[u64], lane: usize) -> u64 {
-        match self {
-            Src::Reg(b) => regs[b + lane],
-            Src::Imm(v) => v,
-        }
-    }
-}
-
-fn plain_src(o: &Opnd) -> Option<Src> {
+/// A register's 32 lanes or an immediate broadcast to them (the operands of the fast paths).
+fn plain_lanes(w: &Warp, o: &Opnd, out: &mut [u64; 32]) -> bool {
     match o {
-        Opnd::Reg(r) => Some(Src::Reg(*r as usize * 32)),
-        Opnd::Imm(v) => Some(Src::Imm(*v)),
-        _ => None,
+        Opnd::Reg(r) => *out = *w.lanes(*r),
+        Opnd::Imm(v) => *out = [*v; 32],
+        _ => return false,
+    }
+    true
+}
+
+/// Writes `f(a, b, c)` of each lane in `exec` to register `d` (as [`Ctx::write_reg`] does: masked
+/// to the register's width, predicates as 0/1). A full warp is one loop over 32 lanes.
+#[inline(always)]
+fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    let fit = |v: u64| if dmask == 0 { (v != 0) as u64 } else { v & dmask };
+    let out = w.lanes_mut(d);
+    if exec == u32::MAX {
+        for l in 0..32 {
+            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        }
+    } else {
+        for l in lanes(exec) {
+            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        }
     }
 }
 
@@ -620,65 +627,71 @@ fn plain_src(o: &Opnd) -> Option<Src> {
 fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
-    let Some(Opnd::Reg(d)) = inst.ops.first() else { return false };
+    let Some(&Opnd::Reg(d)) = inst.ops.first() else { return false };
     if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 {
         return false;
     }
     if m.rnd.is_some_and(|r| r != warpsim_isa::types::Rnd::Rn) {
         return false;
     }
-    let src = inst.src();
-    let mut s = [Src::Imm(0); 3];
-    for (i, o) in src.iter().take(3).enumerate() {
-        match plain_src(o) {
-            Some(x) => s[i] = x,
-            None => return false,
-        }
-    }
-    let dmask = c.env.k.reg_mask[*d as usize];
-    let db = *d as usize * 32;
     let ty = m.ty();
-    macro_rules! lanes_do {
-        (|$a:ident, $b:ident, $cc:ident| $e:expr) => {{
-            for l in lanes(exec) {
-                let $a = s[0].get(&w.regs, l);
-                let $b = s[1].get(&w.regs, l);
-                let $cc = s[2].get(&w.regs, l);
-                let _ = (&$b, &$cc);
-                let v: u64 = $e;
-                w.regs[db + l] = if dmask == 0 { (v != 0) as u64 } else { v & dmask };
-            }
-            true
-        }};
-    }
     let wide = m.has(flag::WIDE);
     let hi = m.has(flag::HI);
-    match (inst.op, ty) {
-        (Op::Add, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_add(b)),
-        (Op::Sub, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64) => lanes_do!(|a, b, _c| a.wrapping_sub(b)),
-        (Op::Mul, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, _c| a.wrapping_mul(b)),
-        (Op::Mul, Ty::U32) if wide => lanes_do!(|a, b, _c| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
-        (Op::Mul, Ty::S32) if wide => lanes_do!(|a, b, _c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
-        (Op::Mad, Ty::U32 | Ty::S32) if !hi && !wide => lanes_do!(|a, b, c| a.wrapping_mul(b).wrapping_add(c)),
-        (Op::And, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a & b),
-        (Op::Or, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a | b),
-        (Op::Xor, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64) => lanes_do!(|a, b, _c| a ^ b),
-        (Op::Shl, Ty::B32 | Ty::U32 | Ty::S32) => lanes_do!(|a, b, _c| if b < 32 { a << b } else { 0 }),
-        (Op::Shr, Ty::B32 | Ty::U32) => lanes_do!(|a, b, _c| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
-        (Op::Shr, Ty::S32) => lanes_do!(|a, b, _c| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
-        (Op::Add, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::add(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Sub, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::sub(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Mul, Ty::F32) => lanes_do!(|a, b, _c| fp::f32::mul(a as u32, b as u32, Rounding::Rn, false, false) as u64),
-        (Op::Fma | Op::Mad, Ty::F32) => {
-            lanes_do!(|a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, Rounding::Rn, false, false) as u64)
-        }
-        (Op::Selp, _) => lanes_do!(|a, b, c| if c != 0 { a } else { b }),
-        (Op::Setp, Ty::S32 | Ty::U32 | Ty::B32) if m.bool_op.is_none() => {
-            let Some(cmp) = m.cmp else { return false };
-            lanes_do!(|a, b, _c| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
-        }
+    let int = matches!(ty, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64);
+    let bits = matches!(ty, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64);
+    let f32 = ty == Ty::F32;
+    let cmp32 = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) && m.bool_op.is_none();
+    // Decide first, so that operands are only gathered for the forms handled here.
+    let handled = match inst.op {
+        Op::Add | Op::Sub => int || f32,
+        Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || f32,
+        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi && !wide || f32,
+        Op::Fma => f32,
+        Op::And | Op::Or | Op::Xor => bits,
+        Op::Shl => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
+        Op::Shr => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
+        Op::Selp => true,
+        Op::Setp => cmp32 && m.cmp.is_some(),
         _ => false,
+    };
+    if !handled {
+        return false;
     }
+    let mut s = [[0u64; 32]; 3];
+    for (i, o) in inst.src().iter().take(3).enumerate() {
+        if !plain_lanes(w, o, &mut s[i]) {
+            return false;
+        }
+    }
+    let dm = c.env.k.reg_mask[d as usize];
+    let rn = Rounding::Rn;
+    match (inst.op, ty) {
+        (Op::Add, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Sub, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Mul, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Fma | Op::Mad, Ty::F32) => {
+            map_lanes(w, d, dm, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+        }
+        (Op::Add, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_add(b)),
+        (Op::Sub, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_sub(b)),
+        (Op::Mul, Ty::U32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
+        (Op::Mul, Ty::S32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
+        (Op::Mul, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_mul(b)),
+        (Op::Mad, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
+        (Op::And, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a & b),
+        (Op::Or, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a | b),
+        (Op::Xor, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a ^ b),
+        (Op::Shl, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
+        (Op::Shr, Ty::S32) => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
+        (Op::Shr, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
+        (Op::Selp, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| if c != 0 { a } else { b }),
+        (Op::Setp, _) => {
+            let cmp = m.cmp.expect("checked above");
+            map_lanes(w, d, dm, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
+        }
+        _ => unreachable!("forms are decided above"),
+    }
+    true
 }
 
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
@@ -753,42 +766,98 @@ fn mem_shape(inst: &Inst) -> (Ty, usize, usize) {
     (ty, ty.bytes() as usize, inst.m.vec.max(1) as usize)
 }
 
-/// `ld.shared` of one register per lane with a register (+ offset) address: the common case,
-/// without the general path's per-lane dispatch. Returns false to fall back.
-fn fast_shared_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
-    let (ty, n, v) = mem_shape(inst);
-    if inst.m.space() != Space::Shared || v != 1 || n > 8 {
-        return false;
+/// Little-endian load of `n` ∈ {1, 2, 4, 8} bytes at `a`.
+#[inline(always)]
+fn read_le(mem: &[u8], a: usize, n: usize) -> u64 {
+    match n {
+        1 => mem[a] as u64,
+        2 => u16::from_le_bytes(mem[a..a + 2].try_into().expect("2 bytes")) as u64,
+        4 => u32::from_le_bytes(mem[a..a + 4].try_into().expect("4 bytes")) as u64,
+        _ => u64::from_le_bytes(mem[a..a + 8].try_into().expect("8 bytes")),
     }
-    let (Some(Opnd::Reg(d)), Some(Opnd::Addr { base: Base::Reg(b), offset })) = (inst.ops.first(), inst.ops.get(1)) else {
-        return false;
-    };
-    let me = c.env.me;
-    let smem = &c.env.ctas[me].smem;
-    // All lanes in bounds and aligned, else the general path reports the fault.
-    let ok = lanes(exec).all(|l| {
-        let a = w.reg(*b, l).wrapping_add(*offset as u64);
-        a % n as u64 == 0 && a.checked_add(n as u64).is_some_and(|e| e <= smem.len() as u64)
-    });
-    if !ok {
-        return false;
-    }
-    let dmask = c.env.k.reg_mask[*d as usize];
+}
+
+/// The addresses of a fast-path access (a register + offset operand) into the trace for the lanes
+/// in `exec`, with their lowest and highest; `None` when the operand has another form, a lane is
+/// not aligned to the access's `bytes` or the access would pass the end of the address space.
+fn lane_addresses(w: &Warp, c: &mut Ctx<'_, '_>, o: Option<&Opnd>, exec: u32, bytes: u64) -> Option<(u64, u64)> {
+    let Some(&Opnd::Addr { base: Base::Reg(b), offset }) = o else { return None };
+    let addr = &mut c.env.trace.addr;
+    let (mut lo, mut hi, mut misaligned) = (u64::MAX, 0, 0);
+    let base = w.lanes(b);
     for l in lanes(exec) {
-        let a = w.reg(*b, l).wrapping_add(*offset as u64) as usize;
-        let mut b8 = [0u8; 8];
-        b8[..n].copy_from_slice(&smem[a..a + n]);
-        let raw = u64::from_le_bytes(b8);
-        let val = if ty.is_signed() { ty.extend(raw) } else { raw };
-        c.env.trace.addr[l] = a as u64;
-        w.set_reg(*d, l, if dmask == 0 { (val != 0) as u64 } else { val & dmask });
+        let a = base[l].wrapping_add(offset as u64);
+        addr[l] = a;
+        misaligned |= a & (bytes - 1);
+        lo = lo.min(a);
+        hi = hi.max(a);
     }
-    c.trace(TraceSpace::Shared, false, false, n as u32, exec);
+    (misaligned == 0 && hi.checked_add(bytes).is_some()).then_some((lo, hi))
+}
+
+/// `ld` of 1-, 2-, 4- or 8-byte elements (scalar or vector) with a register (+ offset) address,
+/// every lane aligned and inside the CTA's shared memory or inside one global allocation: the
+/// common cases, without the general path's per-lane dispatch and bounds checks. Returns false
+/// to fall back (which also reports any fault).
+fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (_, n, v) = mem_shape(inst);
+    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
+        return false;
+    }
+    let bytes = (n * v) as u64;
+    let Some((lo, hi)) = lane_addresses(w, c, inst.ops.get(1), exec, bytes) else { return false };
+    let (addr, k) = (&c.env.trace.addr, c.env.k);
+    let space = match inst.m.space() {
+        Space::Shared => {
+            let smem = &c.env.ctas[c.env.me].smem;
+            if hi + bytes > smem.len() as u64 {
+                return false;
+            }
+            load_lanes(w, k, inst, exec, addr, |a| read_le(smem, a as usize, n));
+            TraceSpace::Shared
+        }
+        // Allocations lie above every generic window, so a generic address there is global.
+        Space::Global | Space::Generic if lo >= memory::GLOBAL_BASE => {
+            let g = &*c.env.gmem;
+            if g.check(lo, hi + bytes - lo).is_err() {
+                return false;
+            }
+            // An aligned element never straddles a page: one page lookup per page touched.
+            let mut page = (u64::MAX, None);
+            load_lanes(w, k, inst, exec, addr, |a| {
+                if a / memory::PAGE != page.0 {
+                    page = (a / memory::PAGE, g.page(a / memory::PAGE));
+                }
+                page.1.map_or(0, |p| read_le(p, (a % memory::PAGE) as usize, n))
+            });
+            TraceSpace::Global
+        }
+        _ => return false,
+    };
+    c.trace(space, false, false, bytes as u32, exec);
     true
 }
 
+/// Writes each element of a load to its destination register for the lanes in `exec`, as the
+/// general path's `write_dst` does; `fetch(a)` reads the element's bytes at address `a`.
+#[inline(always)]
+fn load_lanes(w: &mut Warp, k: &Kernel, inst: &Inst, exec: u32, addr: &[u64; 32], mut fetch: impl FnMut(u64) -> u64) {
+    let (ty, n, v) = mem_shape(inst);
+    let signed = ty.is_signed();
+    for (i, d) in elems(&inst.ops[0]).iter().enumerate().take(v) {
+        let Opnd::Reg(r) = *d else { continue };
+        let dmask = k.reg_mask[r as usize];
+        let out = w.lanes_mut(r);
+        for l in lanes(exec) {
+            let raw = fetch(addr[l] + (i * n) as u64);
+            let val = if signed { ty.extend(raw) } else { raw };
+            out[l] = if dmask == 0 { (val != 0) as u64 } else { val & dmask };
+        }
+    }
+}
+
 fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
-    if fast_shared_load(w, c, inst, exec) {
+    if fast_load(w, c, inst, exec) {
         return Ok(());
     }
     let (ty, n, v) = mem_shape(inst);
@@ -812,7 +881,78 @@ fn load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(),
     Ok(())
 }
 
+/// `st` of 1-, 2-, 4- or 8-byte elements (scalar or vector) of registers or immediates, under the
+/// same conditions as [`fast_load`]. Lanes are written in lane order; a global store writes each
+/// run of lanes with consecutive addresses as one write. Returns false to fall back.
+fn fast_store(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let (_, n, v) = mem_shape(inst);
+    if exec == 0 || !matches!(n, 1 | 2 | 4 | 8) || !matches!(v, 1 | 2 | 4) {
+        return false;
+    }
+    let srcs = elems(&inst.ops[1]);
+    if srcs.len() < v || !srcs[..v].iter().all(|o| matches!(o, Opnd::Reg(_) | Opnd::Imm(_))) {
+        return false;
+    }
+    let bytes = (n * v) as u64;
+    let Some((lo, hi)) = lane_addresses(w, c, inst.ops.first(), exec, bytes) else { return false };
+    // The bytes lane `l` stores.
+    let data = |l: usize| {
+        let mut b = [0u8; 32];
+        for (i, s) in srcs[..v].iter().enumerate() {
+            let val = match *s {
+                Opnd::Reg(r) => w.reg(r, l),
+                Opnd::Imm(x) => x,
+                _ => unreachable!("checked above"),
+            };
+            b[i * n..i * n + n].copy_from_slice(&val.to_le_bytes()[..n]);
+        }
+        b
+    };
+    let (addr, bytes_us) = (&c.env.trace.addr, bytes as usize);
+    let space = match inst.m.space() {
+        Space::Shared => {
+            let smem = &mut c.env.ctas[c.env.me].smem;
+            if hi + bytes > smem.len() as u64 {
+                return false;
+            }
+            for l in lanes(exec) {
+                let a = addr[l] as usize;
+                smem[a..a + bytes_us].copy_from_slice(&data(l)[..bytes_us]);
+            }
+            TraceSpace::Shared
+        }
+        // Allocations lie above every generic window, so a generic address there is global.
+        Space::Global | Space::Generic if lo >= memory::GLOBAL_BASE => {
+            let g = &mut *c.env.gmem;
+            if g.check(lo, hi + bytes - lo).is_err() {
+                return false;
+            }
+            let mut run = [0u8; 32 * 32];
+            let (mut start, mut len) = (0u64, 0usize);
+            for l in lanes(exec) {
+                if len > 0 && addr[l] != start + len as u64 {
+                    g.write(start, &run[..len]);
+                    len = 0;
+                }
+                if len == 0 {
+                    start = addr[l];
+                }
+                run[len..len + bytes_us].copy_from_slice(&data(l)[..bytes_us]);
+                len += bytes_us;
+            }
+            g.write(start, &run[..len]);
+            TraceSpace::Global
+        }
+        _ => return false,
+    };
+    c.trace(space, true, false, bytes as u32, exec);
+    true
+}
+
 fn store(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
+    if fast_store(w, c, inst, exec) {
+        return Ok(());
+    }
     let (_, n, v) = mem_shape(inst);
     let space = inst.m.space();
     let srcs = elems(&inst.ops[1]);

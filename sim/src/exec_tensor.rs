@@ -167,7 +167,7 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
             let b = c.read(w, &inst.ops[2], lane0);
             {
                 let mut read = |_: usize, addr: u64, buf: &mut [u8]| c.access(w, Space::Shared, addr, buf, false, lane0).map(|_| ());
-                tensor::wgmma(&f, a, b, &mut d, &mut read)
+                tensor::wgmma(&f, a, b, &mut d, slot..slot + 1, &mut read)
             }
             .map_err(|e| form_fault(c, w, lane0, e))?;
             let mine: Vec<Lanes> = d.iter().map(|g| g[slot]).collect();

@@ -20,16 +20,22 @@ pub struct Gpc {
 impl Gpc {
     /// Runs every SM of the GPC up to `until`.
     pub fn run_window(&mut self, until: u64, base: &DeviceMemory) -> Result<(), Fault> {
-        loop {
-            let next = self.sms.iter().enumerate().filter(|(_, s)| s.now < until).min_by_key(|(i, s)| (s.now, *i)).map(|(i, _)| i);
-            let Some(i) = next else { return Ok(()) };
-            self.sms[i].cycle(until, base, &mut self.arena)?;
-            while let Some(cl) = self.arena.dirty.pop() {
-                for sm in &mut self.sms {
-                    sm.wake(&self.arena, cl);
+        // A step moves only its own SM's clock, and always forward: stepping the SMs at the
+        // earliest cycle in index order is the (cycle, SM) order.
+        while let Some(t) = self.sms.iter().map(|s| s.now).filter(|&now| now < until).min() {
+            for i in 0..self.sms.len() {
+                if self.sms[i].now != t {
+                    continue;
+                }
+                self.sms[i].cycle(until, base, &mut self.arena)?;
+                while let Some(cl) = self.arena.dirty.pop() {
+                    for sm in &mut self.sms {
+                        sm.wake(&self.arena, cl);
+                    }
                 }
             }
         }
+        Ok(())
     }
 
     /// Free CTA slots on each SM (index within the GPC).

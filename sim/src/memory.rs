@@ -152,6 +152,12 @@ impl DeviceMemory {
     }
 
     /// Writes bytes without bounds checks.
+    /// Page `page` (the bytes from `page * PAGE`), `None` when never written (it reads as zeros).
+    #[inline]
+    pub fn page(&self, page: u64) -> Option<&[u8; PAGE as usize]> {
+        self.pages.get(&page).map(|p| &**p)
+    }
+
     pub fn write(&mut self, addr: u64, data: &[u8]) {
         let mut done = 0;
         while done < data.len() {

@@ -35,11 +35,15 @@ pub struct Log {
     pub pages: PageMap,
     pub effects: Vec<Effect>,
     pub arena: Vec<u8>,
+    /// Page buffers of past windows, reused for the next copies.
+    spare: Vec<Box<[u8; PAGE as usize]>>,
 }
 
 impl Log {
     pub fn clear(&mut self) {
-        self.pages.clear();
+        if !self.pages.is_empty() {
+            self.spare.extend(self.pages.drain().map(|(_, p)| p));
+        }
         self.effects.clear();
         self.arena.clear();
     }
@@ -72,6 +76,10 @@ impl GlobalMem for View<'_> {
         }
     }
 
+    fn page(&self, page: u64) -> Option<&[u8; PAGE as usize]> {
+        self.log.pages.get(&page).map(|p| &**p).or_else(|| self.base.page(page))
+    }
+
     fn write(&mut self, addr: u64, data: &[u8]) {
         let mut done = 0;
         while done < data.len() {
@@ -79,8 +87,9 @@ impl GlobalMem for View<'_> {
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(data.len() - done);
             let base = self.base;
-            let p = self.log.pages.entry(page).or_insert_with(|| {
-                let mut b = Box::new([0u8; PAGE as usize]);
+            let Log { pages, spare, .. } = &mut *self.log;
+            let p = pages.entry(page).or_insert_with(|| {
+                let mut b = spare.pop().unwrap_or_else(|| Box::new([0u8; PAGE as usize]));
                 base.read(page * PAGE, &mut b[..]);
                 b
             });

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
@@ -117,6 +118,60 @@ fn pipe<'c>(cfg: &'c ArchConfig, u: Unit) -> &'c Pipe {
     }
 }
 
+/// What the scheduler looks up on every issue attempt, decoded once per kernel and shared by
+/// the SMs.
+pub struct IssueTable {
+    insts: Vec<IssueInfo>,
+    /// Scoreboard registers, `IssueInfo::regs` ranges into it.
+    regs: Vec<u32>,
+}
+
+#[derive(Clone, Copy)]
+struct IssueInfo {
+    /// Machine ops (`warpsim_isa::costs`); 0 for instructions ptxas folds away.
+    cost: u8,
+    unit: Unit,
+    /// An mbarrier operation or a store to shared memory: may change cluster state warps sleep
+    /// on (a store to global, local or parameter space cannot).
+    touches_cluster: bool,
+    /// The registers the scoreboard checks: the uses, then the defs (a wgmma chain accumulates
+    /// into D inside the tensor pipe, so it does not wait for D).
+    regs: (u32, u32),
+    /// The FP-operation counter the instruction adds to ([`crate::flops::kind`]).
+    flops: Option<usize>,
+}
+
+impl IssueTable {
+    pub fn new(prog: &Program, ops: &warpsim_isa::costs::CostTable) -> IssueTable {
+        let costs = warpsim_isa::costs::program_costs(prog, ops);
+        let mut regs = Vec::new();
+        let insts = prog
+            .insts
+            .iter()
+            .zip(costs)
+            .map(|(inst, cost)| {
+                let accumulates = inst.op == Op::Matrix(MatrixOp::WgmmaMma);
+                let start = regs.len() as u32;
+                regs.extend(inst.uses.iter().chain(inst.defs.iter()).filter(|r| !(accumulates && inst.defs.contains(r))));
+                IssueInfo {
+                    cost,
+                    unit: unit_of(inst.class),
+                    touches_cluster: matches!(inst.op, Op::Mbarrier(_) | Op::St)
+                        && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
+                    regs: (start, regs.len() as u32),
+                    flops: crate::flops::kind(inst),
+                }
+            })
+            .collect();
+        IssueTable { insts, regs }
+    }
+
+    /// The pipe of the instruction at `pc` (the ALU beyond the program's end).
+    fn unit(&self, pc: u32) -> Unit {
+        self.insts.get(pc as usize).map_or(Unit::Alu, |i| i.unit)
+    }
+}
+
 /// Per-SM event counters.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SmStats {
@@ -149,6 +204,8 @@ struct TWarp {
     /// Earliest cycle the next instruction may issue, and why not earlier.
     next: u64,
     next_dep: Dep,
+    /// The pipe the next instruction issues to.
+    unit: Unit,
     /// Cycle after the last issue (stall accounting starts here).
     accounted: u64,
     age: u64,
@@ -234,8 +291,10 @@ pub struct Sm {
     pub now: u64,
     cfg: Arc<ArchConfig>,
     k: Arc<Kernel>,
-    costs: Arc<Vec<u8>>,
+    table: Arc<IssueTable>,
     warps: Vec<Option<TWarp>>,
+    /// Warps of the resident CTAs that have not exited.
+    resident: u64,
     ctas: Vec<Option<CtaSlot>>,
     sps: Vec<SubPart>,
     l1: SectorCache,
@@ -269,7 +328,7 @@ pub struct Sm {
 }
 
 impl Sm {
-    pub fn new(id: u32, cfg: Arc<ArchConfig>, k: Arc<Kernel>, costs: Arc<Vec<u8>>, l1_bytes: u64) -> Sm {
+    pub fn new(id: u32, cfg: Arc<ArchConfig>, k: Arc<Kernel>, table: Arc<IssueTable>, l1_bytes: u64) -> Sm {
         let nsp = cfg.sm.sub_partitions.max(1) as usize;
         let l1_caches_global = cfg.features.l1_caches_global;
         Sm {
@@ -282,6 +341,7 @@ impl Sm {
             launch_free: 0,
             l1_caches_global,
             warps: Vec::new(),
+            resident: 0,
             ctas: Vec::new(),
             sps: (0..nsp).map(|_| SubPart { warps: Vec::new(), last: 0, pipe_free: [0; NUNITS] }).collect(),
             tokens: Vec::new(),
@@ -302,7 +362,7 @@ impl Sm {
             trace_issue: std::env::var_os("WARPSIM_TRACE_ISSUE").is_some(),
             cfg,
             k,
-            costs,
+            table,
         }
     }
 
@@ -360,6 +420,7 @@ impl Sm {
                 reg_dep: vec![Dep::None; nregs],
                 next: start,
                 next_dep: Dep::Launch,
+                unit: self.table.unit(0),
                 accounted: self.now.min(start),
                 age: self.next_age,
                 uid: first_warp_uid + s as u64,
@@ -374,6 +435,7 @@ impl Sm {
             wids.push(wi);
         }
         let live_warps = wids.len() as u32;
+        self.resident += live_warps as u64;
         self.ctas[slot] = Some(CtaSlot { cluster, rank, warps: wids, live_warps });
         self.used.threads += res.threads;
         self.used.warps += res.warps;
@@ -382,17 +444,13 @@ impl Sm {
         self.stats.ctas += 1;
     }
 
-    fn resident_warps(&self) -> u64 {
-        self.ctas.iter().flatten().map(|c| c.live_warps as u64).sum()
-    }
-
     /// Advances the clock to `t`, accumulating occupancy.
     fn advance(&mut self, t: u64) {
         if t <= self.now {
             return;
         }
         let dt = t - self.now;
-        let rw = self.resident_warps();
+        let rw = self.resident;
         if rw > 0 {
             self.stats.active_cycles += dt;
             self.stats.warp_cycles += rw * dt;
@@ -400,18 +458,14 @@ impl Sm {
         self.now = t;
     }
 
-    /// Earliest cycle the warp's next instruction may issue, from the scoreboard.
+    /// Earliest cycle the warp's next instruction may issue, from the scoreboard, and its pipe.
     fn refresh(&mut self, wi: usize) {
         let Some(tw) = self.warps[wi].as_mut() else { return };
-        let pc = tw.w.pc() as usize;
-        let Some(inst) = self.k.prog.insts.get(pc) else { return };
+        let pc = tw.w.pc();
+        tw.unit = self.table.unit(pc);
+        let Some(info) = self.table.insts.get(pc as usize) else { return };
         let (mut t, mut dep) = (tw.next, tw.next_dep);
-        // A wgmma chain accumulates into D inside the tensor pipe: it does not wait for D.
-        let accumulates = inst.op == Op::Matrix(MatrixOp::WgmmaMma);
-        for &r in inst.uses.iter().chain(inst.defs.iter()) {
-            if accumulates && inst.defs.contains(&r) {
-                continue;
-            }
+        for &r in &self.table.regs[info.regs.0 as usize..info.regs.1 as usize] {
             let rr = tw.reg_ready[r as usize];
             if rr > t {
                 t = rr;
@@ -428,6 +482,11 @@ impl Sm {
     pub fn cycle(&mut self, until: u64, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
         self.process_events(arena);
+        if self.resident == 0 && self.events.is_empty() {
+            // Nothing to issue and nothing due: the clock goes to the window's end.
+            self.advance(until);
+            return Ok(());
+        }
         let mut issued = false;
         for sp in 0..self.sps.len() {
             for _ in 0..width {
@@ -456,8 +515,7 @@ impl Sm {
             for &wi in &sp.warps {
                 if let Some(tw) = &self.warps[wi] {
                     if tw.w.state == WarpState::Ready && tw.next != PENDING {
-                        let u = self.k.prog.insts.get(tw.w.pc() as usize).map(|i| unit_of(i.class)).unwrap_or(Unit::Alu);
-                        t = t.min(tw.next.max(sp.pipe_free[u as usize]));
+                        t = t.min(tw.next.max(sp.pipe_free[tw.unit as usize]));
                     }
                 }
             }
@@ -470,8 +528,7 @@ impl Sm {
         if tw.w.state != WarpState::Ready || tw.next > self.now {
             return false;
         }
-        let u = self.k.prog.insts.get(tw.w.pc() as usize).map_or(Unit::Alu, |i| unit_of(i.class));
-        sp.pipe_free[u as usize] <= self.now
+        sp.pipe_free[tw.unit as usize] <= self.now
     }
 
     fn pick(&mut self, spi: usize) -> Option<usize> {
@@ -480,20 +537,20 @@ impl Sm {
         if n == 0 {
             return None;
         }
+        let age = |wi: usize| self.warps[wi].as_ref().map_or(u64::MAX, |t| t.age);
+        // The chosen warp's position in the sub-partition's list.
         let chosen = match self.cfg.sm.scheduler {
             SchedulerPolicy::Gto => {
-                let last = sp.warps.get(sp.last).copied();
-                if last.is_some_and(|wi| self.eligible(sp, wi)) {
-                    last
+                if sp.warps.get(sp.last).is_some_and(|&wi| self.eligible(sp, wi)) {
+                    Some(sp.last)
                 } else {
-                    sp.warps
-                        .iter()
-                        .copied()
-                        .filter(|&wi| self.eligible(sp, wi))
-                        .min_by_key(|&wi| self.warps[wi].as_ref().map_or(u64::MAX, |t| t.age))
+                    (0..n).filter(|&i| self.eligible(sp, sp.warps[i])).min_by_key(|&i| age(sp.warps[i]))
                 }
             }
-            SchedulerPolicy::Lrr => (1..=n).map(|d| sp.warps[(sp.last + d) % n]).find(|&wi| self.eligible(sp, wi)),
+            SchedulerPolicy::Lrr => {
+                let start = sp.last % n;
+                (1..=n).map(|d| if start + d >= n { start + d - n } else { start + d }).find(|&i| self.eligible(sp, sp.warps[i]))
+            }
             SchedulerPolicy::TwoLevel => {
                 // Round robin over an active set of the oldest warps not stalled on memory.
                 let active = self.cfg.sm.two_level_active.max(1) as usize;
@@ -503,15 +560,16 @@ impl Sm {
                     .copied()
                     .filter(|&wi| self.warps[wi].as_ref().is_some_and(|t| t.next_dep != Dep::Long || t.next <= self.now))
                     .collect();
-                cand.sort_by_key(|&wi| self.warps[wi].as_ref().map_or(u64::MAX, |t| t.age));
+                cand.sort_by_key(|&wi| age(wi));
                 cand.truncate(active);
                 let m = cand.len().max(1);
-                (1..=m).map(|d| cand.get((sp.last + d) % m).copied()).flatten().find(|&wi| self.eligible(sp, wi))
+                let wi = (1..=m).map(|d| cand.get((sp.last + d) % m).copied()).flatten().find(|&wi| self.eligible(sp, wi));
+                wi.map(|wi| sp.warps.iter().position(|&x| x == wi).expect("candidates are warps of the list"))
             }
         }?;
         let sp = &mut self.sps[spi];
-        sp.last = sp.warps.iter().position(|&x| x == chosen).unwrap_or(0);
-        Some(chosen)
+        sp.last = chosen;
+        Some(sp.warps[chosen])
     }
 
     fn new_token(&mut self, t: Token) -> u32 {
@@ -530,9 +588,6 @@ impl Sm {
     /// Issues warp `wi`'s next instruction at `self.now`.
     fn issue(&mut self, wi: usize, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let now = self.now;
-        let k = Arc::clone(&self.k);
-        let prog: &Program = &k.prog;
-        let cfg = Arc::clone(&self.cfg);
         let (pc, cta_slot, sp) = {
             let tw = self.warps[wi].as_mut().expect("eligible warp exists");
             // Stall accounting for the cycles since the last issue.
@@ -543,22 +598,22 @@ impl Sm {
             tw.accounted = now + 1;
             (tw.w.pc(), tw.cta, tw.sp)
         };
-        let inst = &prog.insts[pc as usize];
-        let cost = self.costs[pc as usize] as u64;
+        let info = self.table.insts[pc as usize];
+        let cost = info.cost as u64;
         if self.trace_issue {
-            eprintln!("{now:>10} sm{:<3} w{wi:<3} pc {pc:<5} {}", self.id, prog.source_line(pc));
+            eprintln!("{now:>10} sm{:<3} w{wi:<3} pc {pc:<5} {}", self.id, self.k.prog.source_line(pc));
         }
         // Functional execution.
         let step = {
             let tw = self.warps[wi].as_mut().expect("warp exists");
-            if let Some(f) = crate::flops::kind(inst) {
-                self.stats.flops[f] += u64::from(exec::exec_mask(&tw.w, inst).count_ones());
+            if let Some(f) = info.flops {
+                self.stats.flops[f] += u64::from(exec::exec_mask(&tw.w, &self.k.prog.insts[pc as usize]).count_ones());
             }
             let cta = self.ctas[cta_slot].as_ref().expect("warp's CTA exists");
             let (cl, rank) = (cta.cluster, cta.rank);
             let mut view = View { base, log: &mut self.log, cycle: now, warp: wi as u32 };
             let mut env = Env {
-                k: &k,
+                k: &self.k,
                 gmem: &mut view,
                 ctas: &mut arena.get(cl).ctas,
                 me: rank,
@@ -574,14 +629,14 @@ impl Sm {
         if !self.asyncs.is_empty() {
             self.start_async(wi, cl);
         }
-        if matches!(inst.op, Op::Mbarrier(_) | Op::St) && inst.m.spaces.iter().any(|s| *s != warpsim_isa::ast::Space::Global) {
+        if info.touches_cluster {
             arena.touch(cl);
         }
         // Timing.
-        let unit = unit_of(inst.class);
-        let p = *pipe(&cfg, unit);
+        let unit = info.unit;
+        let p = *pipe(&self.cfg, unit);
         let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * cost.max(1);
-        let (lat, dep, token) = self.timing(wi, inst, unit, p.latency as u64)?;
+        let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;
         // Folded instructions (address arithmetic, moves) have no latency of their own.
         let lat = if cost == 0 && self.trace.mask == 0 { 0 } else { lat };
         // The tensor pipe's occupancy is the matrix shape's (`matrix_timing`), not a lane count.
@@ -589,9 +644,10 @@ impl Sm {
             let spp = &mut self.sps[sp];
             spp.pipe_free[unit as usize] = spp.pipe_free[unit as usize].max(now) + occupancy;
         }
+        let defs = &self.k.prog.insts[pc as usize].defs;
         {
             let tw = self.warps[wi].as_mut().expect("warp exists");
-            for &r in &inst.defs {
+            for &r in defs {
                 tw.reg_ready[r as usize] = if token.is_some() { PENDING } else { now + lat };
                 tw.reg_dep[r as usize] = dep;
             }
@@ -604,7 +660,7 @@ impl Sm {
         }
         if let Some(t) = token {
             if let Some(tok) = self.tokens[t as usize].as_mut() {
-                tok.regs.extend_from_slice(&inst.defs);
+                tok.regs.extend_from_slice(defs);
             }
         }
         self.after_step(wi, cta_slot, step, arena)?;
@@ -620,17 +676,19 @@ impl Sm {
     }
 
     /// Latency, dependency kind and (for memory responses) the token of an issued instruction.
-    fn timing(&mut self, wi: usize, inst: &warpsim_isa::Inst, unit: Unit, pipe_lat: u64) -> Result<(u64, Dep, Option<u32>), Fault> {
+    fn timing(&mut self, wi: usize, pc: u32, unit: Unit, pipe_lat: u64) -> Result<(u64, Dep, Option<u32>), Fault> {
         let now = self.now;
-        let cfg = Arc::clone(&self.cfg);
-        if let Op::Matrix(mx) = inst.op {
+        let op = self.k.prog.insts[pc as usize].op;
+        if let Op::Matrix(mx) = op {
             if !matches!(mx, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
-                return Ok(self.matrix_timing(wi, inst, mx));
+                return Ok(self.matrix_timing(wi, pc, mx));
             }
         }
+        let cfg = &*self.cfg;
+        let inst = &self.k.prog.insts[pc as usize];
         // An mbarrier operation that returns something (try_wait/test_wait's predicate, arrive's
         // state) answers after a round trip to the shared-memory unit (SYNCS in SASS).
-        if matches!(inst.op, Op::Mbarrier(_)) && !inst.defs.is_empty() {
+        if matches!(op, Op::Mbarrier(_)) && !inst.defs.is_empty() {
             return Ok((cfg.misc.mbarrier_latency as u64, Dep::Short, None));
         }
         let tr = &self.trace;
@@ -641,7 +699,7 @@ impl Sm {
                 Unit::Sfu | Unit::Warp | Unit::Conv => Dep::Short,
                 _ => Dep::Fixed,
             };
-            let lat = if inst.op == Op::Bar(warpsim_isa::inst::BarOp::Sync) { 0 } else { pipe_lat };
+            let lat = if op == Op::Bar(warpsim_isa::inst::BarOp::Sync) { 0 } else { pipe_lat };
             return Ok((lat, dep, None));
         }
         match tr.space {
@@ -671,7 +729,7 @@ impl Sm {
                 }
                 Ok((cfg.misc.const_latency as u64 + distinct.saturating_sub(1), Dep::Short, None))
             }
-            TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, inst),
+            TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, pc),
             TraceSpace::None => Ok((pipe_lat, Dep::Fixed, None)),
         }
     }
@@ -679,9 +737,9 @@ impl Sm {
     /// Tensor-core timing: the pipe is busy for the warp's multiply-accumulates at the SM's rate
     /// (split over sub-partitions); `mma.sync` results come after the pipe latency scaled by the
     /// bytes of K, `wgmma` results after `base + N / divisor`; `wgmma.wait_group` waits for groups.
-    fn matrix_timing(&mut self, wi: usize, inst: &warpsim_isa::Inst, mx: MatrixOp) -> (u64, Dep, Option<u32>) {
+    fn matrix_timing(&mut self, wi: usize, pc: u32, mx: MatrixOp) -> (u64, Dep, Option<u32>) {
         let now = self.now;
-        let cfg = Arc::clone(&self.cfg);
+        let (cfg, inst) = (&*self.cfg, &self.k.prog.insts[pc as usize]);
         let (m, n, k) = inst.m.shape.unwrap_or((16, 8, 16));
         let abytes = inst.m.types.get(1).map_or(2, |t| t.bytes().max(1)) as u64;
         // Rate in multiply-accumulates per cycle per sub-partition for this input width.
@@ -732,9 +790,10 @@ impl Sm {
         }
     }
 
-    fn global_timing(&mut self, wi: usize, inst: &warpsim_isa::Inst) -> Result<(u64, Dep, Option<u32>), Fault> {
+    fn global_timing(&mut self, wi: usize, pc: u32) -> Result<(u64, Dep, Option<u32>), Fault> {
         let now = self.now;
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = &*self.cfg;
+        let cache_cg = self.k.prog.insts[pc as usize].m.cache == Some(CacheOp::Cg);
         let local = self.trace.space == TraceSpace::Local;
         let (write, atomic, mask, size) = (self.trace.write, self.trace.atomic, self.trace.mask, self.trace.size);
         let mut addr = self.trace.addr;
@@ -796,7 +855,7 @@ impl Sm {
         let spc = cfg.l1.sectors_per_cycle.max(1) as u64;
         let l1_start = self.l1_free.max(now);
         self.l1_free = l1_start + sectors.div_ceil(spc).max(1);
-        let cacheable = !atomic && (local || (self.l1_caches_global && inst.m.cache != Some(CacheOp::Cg)));
+        let cacheable = !atomic && (local || (self.l1_caches_global && !cache_cg));
         let needs_data = !write || atomic;
         let mut ready = l1_start + cfg.l1.latency as u64;
         let mut token = None;
@@ -1098,6 +1157,7 @@ impl Sm {
         self.sps[sp].last = 0;
         let cta = self.ctas[cta_slot].as_mut().expect("CTA exists");
         cta.live_warps -= 1;
+        self.resident -= 1;
         let (cl, rank) = (cta.cluster, cta.rank);
         let c = arena.get(cl);
         c.live_warps -= 1;

@@ -997,14 +997,23 @@ impl Wgmma {
 }
 
 /// `wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, {a-desc | a}, b-desc, scale-d,
-/// imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}` for the whole warpgroup, once its four
-/// warps have arrived. `d[i][w]` is accumulator register `i` of warp `w` of the group (N/2
-/// registers for `.f32`/`.s32`, N/4 for `.f16`), updated in place; on an error it is unchanged.
-/// Shared memory is read 16 bytes at a time through `read` (lane argument 0).
+/// imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}` for the warps `warps` of the
+/// warpgroup (`0..4`: the whole group, once its four warps have arrived). `d[i][w]` is
+/// accumulator register `i` of warp `w` of the group (N/2 registers for `.f32`/`.s32`, N/4 for
+/// `.f16`), updated in place for the warps in `warps` (the rows of D they hold, from their rows
+/// of A); on an error it is unchanged. Shared memory is read 16 bytes at a time through `read`
+/// (lane argument 0), all 64 rows of an A descriptor included.
 ///
 /// Forms: `k16` `.f16` (`.f16`/`.f32` D) and `.bf16` (`.f32`); `k8.tf32`; `k32` `.e4m3/.e5m2`
 /// (`.f16`/`.f32`) and `.s8/.u8` (`.s32`, optionally `.satfinite`, which only integer forms take).
-pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], read: &mut Read<'_, E>) -> Result<(), TensorError<E>> {
+pub fn wgmma<E>(
+    op: &Wgmma,
+    a: WgmmaA<'_>,
+    b_desc: u64,
+    d: &mut [[Lanes; 4]],
+    warps: std::ops::Range<usize>,
+    read: &mut Read<'_, E>,
+) -> Result<(), TensorError<E>> {
     let form = || op.name();
     if !op.valid() {
         return Err(Unsupported(form()).into());
@@ -1014,10 +1023,10 @@ pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], re
     let fd = Frag::tiles(16, n, op.dtype.bits(), 2, 1);
     let fa = Frag::tiles(16, k, op.atype.bits(), pack(op.atype.bits()), 1);
     check_regs(&form, "D", &fd, d.len())?;
-    // The 64-row matrix of a per-warp fragment: warp w holds rows 16w..16w+15.
-    let stack = |f: &Frag, regs: &[[Lanes; 4]]| Mat::stack(&(0..4).flat_map(|w| f.gather_by(|r, lane| regs[r][w][lane])).collect::<Vec<_>>());
+    // The rows of `warps` of a per-warp fragment: warp w holds rows 16w..16w+15.
+    let stack = |f: &Frag, regs: &[[Lanes; 4]]| Mat::stack(&warps.clone().flat_map(|w| f.gather_by(|r, lane| regs[r][w][lane])).collect::<Vec<_>>());
     let am = match a {
-        WgmmaA::Desc(desc) => read_desc(&form, desc, op.trans_a, op.atype, 64, k, read)?,
+        WgmmaA::Desc(desc) => read_desc(&form, desc, op.trans_a, op.atype, 64, k, read)?.rows(16 * warps.start, 16 * warps.len()),
         WgmmaA::Regs(regs) => {
             check_regs(&form, "A", &fa, regs.len())?;
             stack(&fa, regs)
@@ -1027,8 +1036,8 @@ pub fn wgmma<E>(op: &Wgmma, a: WgmmaA<'_>, b_desc: u64, d: &mut [[Lanes; 4]], re
     let cm = op.scale_d.then(|| stack(&fd, d));
     let x = Arith { negate_a: op.negate_a, negate_b: op.negate_b, satfinite: op.satfinite, rnd: Rounding::Rn, popc: None };
     let dm = multiply(&types, &am, &bm, cm.as_ref(), x);
-    for w in 0..4 {
-        for (i, reg) in fd.scatter(&[dm.rows(16 * w, 16)]).into_iter().enumerate() {
+    for (row, w) in warps.enumerate() {
+        for (i, reg) in fd.scatter(&[dm.rows(16 * row, 16)]).into_iter().enumerate() {
             d[i][w] = reg;
         }
     }

@@ -123,6 +123,17 @@ impl Warp {
         self.regs[r as usize * 32 + lane] = v;
     }
 
+    /// Register `r`, all 32 lanes.
+    #[inline(always)]
+    pub fn lanes(&self, r: u32) -> &[u64; 32] {
+        self.regs[r as usize * 32..][..32].try_into().expect("a register has 32 lanes")
+    }
+
+    #[inline(always)]
+    pub fn lanes_mut(&mut self, r: u32) -> &mut [u64; 32] {
+        (&mut self.regs[r as usize * 32..][..32]).try_into().expect("a register has 32 lanes")
+    }
+
     /// Moves the top entry to `pc`.
     #[inline]
     pub fn jump(&mut self, pc: u32) {

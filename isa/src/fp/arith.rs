@@ -34,6 +34,7 @@ macro_rules! native_kind {
     ($k:ident, $fmt:expr, $t:ty, $bits:ty) => {
         impl Kind for $k {
             const FMT: Format = $fmt;
+            #[inline]
             fn native(op: NativeOp, a: u64, b: u64, c: u64) -> Option<u64> {
                 let [a, b, c] = [a, b, c].map(|x| <$t>::from_bits(x as $bits));
                 let r = match op {
@@ -69,6 +70,7 @@ soft_kind!(KB16, BF16);
 /// Runs `op`: the native path for `.rn` when the type has one, else `soft`; then `.sat`. NaN operands
 /// (their payload precedence) and `.ftz` results of the smallest normal magnitude (which may have
 /// been tiny before rounding) are left to `soft`.
+#[inline]
 fn run<K: Kind, const N: usize>(
     op: NativeOp,
     ops: [u64; N],
@@ -101,21 +103,25 @@ fn run<K: Kind, const N: usize>(
     }
 }
 
+#[inline]
 pub(crate) fn add<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
     run::<K, 2>(NativeOp::Add, [a, b], rnd, ftz, sat, || {
         core::add(K::FMT, a, b, rnd, ftz)
     })
 }
+#[inline]
 pub(crate) fn sub<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
     run::<K, 2>(NativeOp::Sub, [a, b], rnd, ftz, sat, || {
         core::sub(K::FMT, a, b, rnd, ftz)
     })
 }
+#[inline]
 pub(crate) fn mul<K: Kind>(a: u64, b: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
     run::<K, 2>(NativeOp::Mul, [a, b], rnd, ftz, sat, || {
         core::mul(K::FMT, a, b, rnd, ftz)
     })
 }
+#[inline]
 pub(crate) fn fma<K: Kind>(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool, sat: bool) -> u64 {
     run::<K, 3>(NativeOp::Fma, [a, b, c], rnd, ftz, sat, || {
         core::fma(K::FMT, a, b, c, rnd, ftz)

@@ -2,7 +2,7 @@
 //! rounding through [`Format::round`]. Every function takes the operand bits of one [`Format`] and
 //! returns bits of the same format; `ftz` flushes subnormal operands before and results after.
 
-use super::format::{bit_len, shift_round, Format, Val};
+use super::format::{bit_len, shift_round, Format, Val, F32};
 use super::{CmpOp, Rounding, TestOp};
 
 /// Sign of an exact zero sum of operands with signs `p` and `q` (IEEE 754 §6.3).
@@ -121,12 +121,35 @@ pub(crate) fn sub(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 }
 
 pub(crate) fn mul(f: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    if f == F32 && rnd == Rounding::Rz {
+        if let Some(r) = mul_f32_rz_host(a, b) {
+            return r;
+        }
+    }
     nan_or(f, [b, a], || {
         match product(f.decode(a, ftz), f.decode(b, ftz)) {
             Val::Num { neg, exp, sig } => f.round(neg, exp, sig, rnd, ftz, false),
             v => f.encode_special(v),
         }
     })
+}
+
+/// [`mul`] of two normal f32 toward zero by the host (as `sin`/`cos.approx` reduce): the f64
+/// product is exact, and its rounding to nearest, stepped one unit toward zero where it went away
+/// from zero, is the result (overflow included: ∞ steps to the largest finite). `None` leaves
+/// results of at most the smallest normal, which may be tiny, to the exact path; they alone
+/// depend on `.ftz`.
+fn mul_f32_rz_host(a: u64, b: u64) -> Option<u64> {
+    let (x, y) = (f32::from_bits(F32.mask(a) as u32), f32::from_bits(F32.mask(b) as u32));
+    if !x.is_normal() || !y.is_normal() {
+        return None;
+    }
+    let p = x as f64 * y as f64;
+    let mut r = (p as f32).to_bits();
+    if (f32::from_bits(r) as f64).abs() > p.abs() {
+        r -= 1;
+    }
+    (r & !F32.sign_bit() as u32 > F32.min_normal() as u32).then_some(r as u64)
 }
 
 pub(crate) fn fma(f: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {

@@ -163,7 +163,39 @@ pub(crate) fn convert(
     ftz_in: bool,
     ftz_out: bool,
 ) -> u64 {
-    convert_val(sf, df, sf.decode(a, ftz_in), a, rnd, ftz_out, false)
+    let host = if sf == F64 && df == F32 && rnd == Rounding::Rn {
+        f64_to_f32_rn(a, ftz_in, ftz_out)
+    } else if sf == F32 && df == F64 {
+        f32_to_f64(a, ftz_in)
+    } else {
+        None
+    };
+    host.unwrap_or_else(|| convert_val(sf, df, sf.decode(a, ftz_in), a, rnd, ftz_out, false))
+}
+
+/// [`convert`] from f32 to f64 (exact) by the host's conversion; `None` leaves NaNs and subnormals
+/// flushed on input to the exact path.
+#[inline]
+fn f32_to_f64(a: u64, ftz_in: bool) -> Option<u64> {
+    let x = f32::from_bits(F32.mask(a) as u32);
+    (!x.is_nan() && !(ftz_in && x.is_subnormal())).then(|| (x as f64).to_bits())
+}
+
+/// [`convert`] from f64 to f32 to nearest by the host's conversion, which rounds to nearest even
+/// as IEEE 754 requires (subnormal results and overflow to infinity included); `None` leaves NaNs,
+/// subnormals flushed on input and results flushed on output (at most the smallest normal, which
+/// may have been tiny before rounding) to the exact path.
+#[inline]
+fn f64_to_f32_rn(a: u64, ftz_in: bool, ftz_out: bool) -> Option<u64> {
+    let x = f64::from_bits(a);
+    if x.is_nan() || ftz_in && x.is_subnormal() {
+        return None;
+    }
+    let r = (x as f32).to_bits();
+    if ftz_out && r & !F32.sign_bit() as u32 <= F32.min_normal() as u32 {
+        return None;
+    }
+    Some(r as u64)
 }
 
 /// Applies `.relu` and `.sat` to a result in `dst`'s register format. A NaN result already is the
@@ -619,5 +651,33 @@ mod tests {
             0x43EF_FFFF_FFFF_FFFF
         );
         assert_eq!(i2f(S8, Bf16, 0xFF, Rounding::Rn, NONE), 0xBF80);
+    }
+
+    proptest::proptest! {
+        /// The host conversion agrees with the exact rounding wherever it is used.
+        #[test]
+        fn f64_to_f32_fast_path_is_exact(a in proptest::prelude::any::<u64>(), near in 0u32..3, ftz_in: bool, ftz_out: bool) {
+            use super::super::format::{F32, F64};
+            // Bias some inputs into the f32 range, subnormals and the smallest normal included.
+            let a = match near {
+                0 => a,
+                1 => (a & 0x800F_FFFF_FFFF_FFFF) | ((0x370 + (a >> 52) % 0x110) << 52),
+                _ => (a & 0x800F_FFFF_FFFF_FFFF) | ((0x368 + (a >> 52) % 0x20) << 52),
+            };
+            if let Some(fast) = super::f64_to_f32_rn(a, ftz_in, ftz_out) {
+                let exact = super::convert_val(F64, F32, F64.decode(a, ftz_in), a, Rounding::Rn, ftz_out, false);
+                proptest::prop_assert_eq!(fast, exact, "{:#x}", a);
+            }
+        }
+
+        #[test]
+        fn f32_to_f64_fast_path_is_exact(a in proptest::prelude::any::<u32>(), ftz_in: bool, rnd in 0u8..4) {
+            use super::super::format::{F32, F64};
+            let rnd = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp][rnd as usize];
+            if let Some(fast) = super::f32_to_f64(a as u64, ftz_in) {
+                let exact = super::convert_val(F32, F64, F32.decode(a as u64, ftz_in), a as u64, rnd, false, false);
+                proptest::prop_assert_eq!(fast, exact, "{:#x}", a);
+            }
+        }
     }
 }

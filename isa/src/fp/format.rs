@@ -164,23 +164,29 @@ impl Format {
     pub const fn emin(self) -> i32 {
         1 - self.bias()
     }
+    #[inline]
     pub const fn sign_bit(self) -> u64 {
         1 << (self.exp_bits + self.man_bits)
     }
+    #[inline]
     const fn man_mask(self) -> u64 {
         (1 << self.man_bits) - 1
     }
+    #[inline]
     const fn exp_field(self, bits: u64) -> u64 {
         (bits >> self.man_bits) & ((1 << self.exp_bits) - 1)
     }
+    #[inline]
     const fn exp_all_ones(self) -> u64 {
         (1 << self.exp_bits) - 1
     }
     /// Bits of the format's width only (callers may hand in wider registers).
+    #[inline]
     pub const fn mask(self, bits: u64) -> u64 {
         bits & (self.sign_bit() | (self.sign_bit() - 1))
     }
 
+    #[inline]
     pub fn is_nan(self, bits: u64) -> bool {
         let e = self.exp_field(bits);
         let m = bits & self.man_mask();
@@ -191,6 +197,7 @@ impl Format {
                 m == self.man_mask()
             }
     }
+    #[inline]
     pub fn is_subnormal(self, bits: u64) -> bool {
         self.exp_field(bits) == 0 && bits & self.man_mask() != 0
     }
@@ -221,6 +228,7 @@ impl Format {
     }
 
     /// The NaN an operation returns when it makes one from non-NaN operands.
+    #[inline]
     pub fn default_nan(self) -> u64 {
         match self.nan {
             NanRule::Canonical(n) | NanRule::Propagate { invalid: n } => n,
@@ -245,11 +253,13 @@ impl Format {
     }
 
     /// The smallest positive normal number.
+    #[inline]
     pub fn min_normal(self) -> u64 {
         1 << self.man_bits
     }
 
     /// Flushes a subnormal to sign-preserving zero when `ftz` is set.
+    #[inline]
     pub fn flush(self, bits: u64, ftz: bool) -> u64 {
         let bits = self.mask(bits);
         if ftz && self.is_subnormal(bits) {

@@ -135,18 +135,22 @@ macro_rules! scalar_module {
             type K = $kind;
 
             /// `add{.rnd}{.ftz}{.sat}`.
+            #[inline]
             pub fn add(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
                 arith::add::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
             }
             /// `sub{.rnd}{.ftz}{.sat}`.
+            #[inline]
             pub fn sub(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
                 arith::sub::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
             }
             /// `mul{.rnd}{.ftz}{.sat}`.
+            #[inline]
             pub fn mul(a: $bits, b: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
                 arith::mul::<K>(a.into(), b.into(), rnd, ftz, sat) as $bits
             }
             /// `fma{.rnd}{.ftz}{.sat}` and `mad{.rnd}` (sm_20+): one rounding of the exact `a·b + c`.
+            #[inline]
             pub fn fma(a: $bits, b: $bits, c: $bits, rnd: Rounding, ftz: bool, sat: bool) -> $bits {
                 arith::fma::<K>(a.into(), b.into(), c.into(), rnd, ftz, sat) as $bits
             }

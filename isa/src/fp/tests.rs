@@ -542,6 +542,27 @@ macro_rules! binary_props {
     };
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// f32 products of normal operands landing near the smallest normal or near overflow, where
+    /// `mul` toward zero changes from the host path to the exact one.
+    #[test]
+    fn f32_mul_near_the_range_ends_matches_apfloat(
+        (ma, mb) in (0u32..1 << 23, 0u32..1 << 23),
+        (ea, d) in (1u32..255, -3i32..3),
+        high: bool,
+        sa: bool,
+        sb: bool,
+    ) {
+        let target = if high { 254 } else { 1 } + d;
+        let eb = (target - ea as i32 + 127).clamp(1, 254) as u32;
+        let a = (sa as u32) << 31 | ea << 23 | ma;
+        let b = (sb as u32) << 31 | eb << 23 | mb;
+        check_binary::<Single>(|a, b, r, z| f32::mul(a as u32, b as u32, r, z, false) as u64,
+            |x, y, r| x.mul_r(y, r), Nan::Canonical(0x7FFF_FFFF), (a as u64, b as u64), [b as u64, a as u64], &[false, true]);
+    }
+}
+
 binary_props!(
     f32_matches_apfloat,
     f32,

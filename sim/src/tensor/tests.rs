@@ -869,11 +869,17 @@ impl Wg {
     fn d_regs(&self) -> usize {
         self.op.shape.1 as usize * 64 / 128
     }
-    /// Runs with the given D and returns it.
+    /// Runs with the given D and returns it; each warp run alone must get its part the same.
     fn run(&self, a: WgmmaA<'_>, b_desc: u64, mem: &Mem, d: &M) -> M {
         let n = self.op.shape.1 as usize;
-        let mut regs = wg_distribute(wg_c, self.d_regs(), self.op.dtype, d);
-        wgmma(&self.op, a, b_desc, &mut regs, &mut |_, a, b| mem.read(a, b)).unwrap_or_else(|e| panic!("{e}"));
+        let start = wg_distribute(wg_c, self.d_regs(), self.op.dtype, d);
+        let mut regs = start.clone();
+        wgmma(&self.op, a, b_desc, &mut regs, 0..4, &mut |_, a, b| mem.read(a, b)).unwrap_or_else(|e| panic!("{e}"));
+        for w in 0..4 {
+            let mut alone = start.clone();
+            wgmma(&self.op, a, b_desc, &mut alone, w..w + 1, &mut |_, a, b| mem.read(a, b)).unwrap_or_else(|e| panic!("{e}"));
+            assert!(alone.iter().zip(&regs).all(|(x, y)| x[w] == y[w]), "{} warp {w} alone", self.op.name());
+        }
         wg_collect(self.d_regs(), self.op.dtype, &regs, n)
     }
     fn want(&self, d: &M) -> M {
@@ -913,7 +919,7 @@ fn wgmma_accumulates_k_blocks_inside_a_swizzle_atom() {
     let mut regs = vec![[[0x7FC0_0000u64; 32]; 4]; 64]; // NaN garbage: scale-d 0 must not read it
     for kb in 0..4u64 {
         let op = Wgmma { shape: (64, 128, 16), dtype: Ty::F32, atype: Ty::F16, btype: Ty::F16, satfinite: false, scale_d: kb > 0, negate_a: false, negate_b: false, trans_a: false, trans_b: false };
-        wgmma(&op, WgmmaA::Desc(desc(0x400 + 32 * kb, 16, 1024, 1)), desc(0x4000 + 32 * kb, 16, 1024, 1), &mut regs, &mut |_, a, b| mem.read(a, b)).unwrap();
+        wgmma(&op, WgmmaA::Desc(desc(0x400 + 32 * kb, 16, 1024, 1)), desc(0x4000 + 32 * kb, 16, 1024, 1), &mut regs, 0..4, &mut |_, a, b| mem.read(a, b)).unwrap();
     }
     assert_eq!(wg_collect(64, Ty::F32, &regs, 128), a.mul_add(&b, None));
 }
@@ -1005,7 +1011,7 @@ fn wgmma_rejects_other_forms_and_keeps_d_on_errors() {
     let base = Wgmma { shape: (64, 64, 16), dtype: F32, atype: F16, btype: F16, satfinite: false, scale_d: true, negate_a: false, negate_b: false, trans_a: false, trans_b: false };
     let mem = Mem::new(1 << 15);
     let mut d = vec![[[7u64; 32]; 4]; 32];
-    let run = |op: &Wgmma, b: u64, d: &mut Vec<[Lanes; 4]>| wgmma(op, WgmmaA::Desc(0), b, d, &mut |_, a, b| mem.read(a, b));
+    let run = |op: &Wgmma, b: u64, d: &mut Vec<[Lanes; 4]>| wgmma(op, WgmmaA::Desc(0), b, d, 0..4, &mut |_, a, b| mem.read(a, b));
     for bad in [
         Wgmma { shape: (64, 12, 16), ..base },
         Wgmma { shape: (64, 264, 16), ..base },
@@ -1091,7 +1097,7 @@ fn arbitrary_forms_and_operands_never_panic() {
         let mut d = vec![[regs[2]; 4]; n_d];
         let a_regs = vec![[regs[3]; 4]; pick(6, &mut rng)];
         let a = if rng.next() & 1 == 1 { WgmmaA::Desc(rng.next()) } else { WgmmaA::Regs(&a_regs) };
-        ok += wgmma(&wg, a, rng.next() & !(7 << 49), &mut d, &mut zeros.clone()).is_ok() as usize;
+        ok += wgmma(&wg, a, rng.next() & !(7 << 49), &mut d, 0..4, &mut zeros.clone()).is_ok() as usize;
     }
     // Some of the random forms are valid and ran to completion.
     assert!(ok > 100, "{ok}");
@@ -1155,7 +1161,7 @@ fn corpus_forms_run_with_their_operand_counts() {
                             let a_regs = vec![[[0u64; 32]; 4]; len(&o[1])];
                             let a = if matches!(o[1], Opnd::Vec(_)) { WgmmaA::Regs(&a_regs) } else { WgmmaA::Desc(0) };
                             let mut d = vec![[[0u64; 32]; 4]; len(&o[0])];
-                            wgmma(&f, a, 0, &mut d, &mut read).is_ok()
+                            wgmma(&f, a, 0, &mut d, 0..4, &mut read).is_ok()
                         }
                         _ => continue,
                     };
