@@ -7,13 +7,16 @@
 # nvcc build (13.0.88) laid out by tools/setup_cuda_wheels.sh in /tmp/cuda13:
 #     nvcc -arch=sm_90 -lineinfo -ptx kernel.cu -o kernel.ptx
 # run inside each suite directory, so the PTX's `.file` line names `kernel.cu`, not a host path.
+# Kernels may include the suite's shared helpers (suite/include/*.cuh, e.g. `#include
+# "../include/hopper.cuh"`); their `.file` lines are rewritten to `../include/<name>.cuh`.
 # A line `// arch: sm_90a` in kernel.cu selects that architecture instead (wgmma and setmaxnreg need
 # the arch-specific sm_90a target; the PTX then says `.target sm_90a`).
 # Where nvcc is missing (CI, developer machines) set NVRTC=1 to use workloads/tools/nvrtc_ptx.py
 # (NVRTC 13.0 from `pip install nvidia-cuda-nvrtc==13.0.88`, options
 # --gpu-architecture=compute_90[a] -lineinfo): the same front end, for keeping manifests consistent
 # until the lead regenerates the PTX with nvcc. Both compilers write the source's absolute path into
-# `.file`; it is rewritten to `kernel.cu` so the PTX does not depend on the checkout's location.
+# `.file`; it is rewritten to `kernel.cu` (and `../include/<name>.cuh`) so the PTX does not depend on
+# the checkout's location. Directories without a kernel.cu (suite/include) are skipped.
 # With PTXAS=1 each result is also assembled (`ptxas -arch=<arch> -v`) so only PTX that the real
 # assembler accepts is committed; its register counts are what regs_per_thread in the manifests
 # should say (CUDA 13.0). NVCC=... picks the compiler (default: nvcc on PATH); ONLY="dir ..."
@@ -38,7 +41,8 @@ for dir in "$suite"/*/; do
     else
         (cd "$dir" && "$nvcc" -arch="$arch" -lineinfo -ptx kernel.cu -o kernel.ptx) || { echo "FAILED: $dir" >&2; status=1; }
     fi
-    sed -i -E 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/kernel\.cu"|\1kernel.cu"|' "$dir/kernel.ptx"
+    sed -i -E -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/kernel\.cu"|\1kernel.cu"|' \
+        -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/include/([^"/]+\.cuh)"|\1../include/\2"|' "$dir/kernel.ptx"
     echo "$name/kernel.ptx ($arch)"
     if [ "${PTXAS:-0}" = 1 ]; then
         if log="$("$ptxas" -arch="$arch" -v "$dir/kernel.ptx" -o /dev/null 2>&1)"; then

@@ -4,6 +4,7 @@
 //! counted; 64-bit values take two registers; 16-bit values one. ptxas's own allocation also
 //! depends on scheduling and rematerialization, so this is an estimate, documented as such.
 
+use crate::inst::Inst;
 use crate::program::Program;
 use crate::types::Ty;
 
@@ -89,23 +90,7 @@ pub fn estimate_registers(p: &Program) -> u32 {
     while changed {
         changed = false;
         for bi in (0..nb).rev() {
-            let mut live = Bits::new(n);
-            for &s in &succs[bi] {
-                live.union(&live_in[s]);
-            }
-            let b = p.blocks[bi];
-            for pc in (b.start..b.end).rev() {
-                let i = &p.insts[pc as usize];
-                for &d in &i.defs {
-                    // A guarded definition does not kill the old value.
-                    if i.guard.is_none() {
-                        live.clear(d);
-                    }
-                }
-                for &u in &i.uses {
-                    live.set(u);
-                }
-            }
+            let live = walk_back(p, bi, &succs[bi], &live_in, |_, _| {});
             if live != live_in[bi] {
                 live_in[bi] = live;
                 changed = true;
@@ -115,29 +100,40 @@ pub fn estimate_registers(p: &Program) -> u32 {
     // Max pressure at any instruction (live-out of the instruction plus its definitions).
     let mut best = 0;
     for bi in 0..nb {
-        let mut live = Bits::new(n);
-        for &s in &succs[bi] {
-            live.union(&live_in[s]);
-        }
-        let b = p.blocks[bi];
-        for pc in (b.start..b.end).rev() {
-            let i = &p.insts[pc as usize];
+        walk_back(p, bi, &succs[bi], &live_in, |i, live| {
             let mut here = live.clone();
             for &d in &i.defs {
                 here.set(d);
             }
             best = best.max(here.weighted(&w));
-            for &d in &i.defs {
-                if i.guard.is_none() {
-                    live.clear(d);
-                }
-            }
-            for &u in &i.uses {
-                live.set(u);
-            }
-        }
+        });
     }
     best.clamp(2, 255)
+}
+
+/// Walks block `bi` backwards from its live-out (the union of its successors' live-in sets),
+/// calling `at(inst, live-out of inst)` before stepping over each instruction; returns the
+/// block's live-in.
+fn walk_back(p: &Program, bi: usize, succs: &[usize], live_in: &[Bits], mut at: impl FnMut(&Inst, &Bits)) -> Bits {
+    let mut live = Bits::new(p.regs.len());
+    for &s in succs {
+        live.union(&live_in[s]);
+    }
+    let b = p.blocks[bi];
+    for pc in (b.start..b.end).rev() {
+        let i = &p.insts[pc as usize];
+        at(i, &live);
+        for &d in &i.defs {
+            // A guarded definition does not kill the old value.
+            if i.guard.is_none() {
+                live.clear(d);
+            }
+        }
+        for &u in &i.uses {
+            live.set(u);
+        }
+    }
+    live
 }
 
 #[cfg(test)]

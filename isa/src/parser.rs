@@ -98,6 +98,54 @@ impl<'t, 'a> Parser<'t, 'a> {
             false
         }
     }
+    /// One or more items separated by `,`.
+    fn comma_separated<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
+        let mut items = vec![item(self)?];
+        while self.eat(Tok::Comma) {
+            items.push(item(self)?);
+        }
+        Ok(items)
+    }
+    /// Items separated by `,` up to and including `close` (none when `close` comes first); `what`
+    /// names the expected separator in the error.
+    fn list_until<T>(
+        &mut self,
+        close: Tok<'_>,
+        what: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut items = Vec::new();
+        if self.eat(close) {
+            return Ok(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.eat(close) {
+                return Ok(items);
+            }
+            self.expect(Tok::Comma, what)?;
+        }
+    }
+    /// Kernel-parameter attributes that follow `.ptr` (`.align N`, state spaces; and `.ptr`
+    /// itself when `ptr_too`), pushed to `attrs` as in the AST (`align 16`, `global`, `ptr`).
+    fn ptr_attrs(&mut self, attrs: &mut Vec<String>, ptr_too: bool) -> PResult<()> {
+        while let Some(Tok::Dot(w)) = self.peek() {
+            if ptr_too && w == ".ptr" {
+                self.i += 1;
+                attrs.push("ptr".to_string());
+            } else if w == ".align" {
+                self.i += 1;
+                let a = self.uint32("an alignment")?;
+                attrs.push(format!("align {a}"));
+            } else if space_of(w).is_some() {
+                self.i += 1;
+                attrs.push(w[1..].to_string());
+            } else {
+                break;
+            }
+        }
+        Ok(())
+    }
     fn ident(&mut self, what: &str) -> PResult<String> {
         match self.peek() {
             Some(Tok::Ident(s)) => {
@@ -143,12 +191,8 @@ impl<'t, 'a> Parser<'t, 'a> {
                 }
                 Tok::Dot(".target") => {
                     self.i += 1;
-                    loop {
-                        m.target.push(self.ident("a target name such as sm_90")?);
-                        if !self.eat(Tok::Comma) {
-                            break;
-                        }
-                    }
+                    let targets = self.comma_separated(|p| p.ident("a target name such as sm_90"))?;
+                    m.target.extend(targets);
                 }
                 Tok::Dot(".address_size") => {
                     self.i += 1;
@@ -244,19 +288,13 @@ impl<'t, 'a> Parser<'t, 'a> {
     fn pragma(&mut self) -> PResult<Vec<String>> {
         let pos = self.pos();
         self.i += 1;
-        let mut words = Vec::new();
-        loop {
-            match self.peek() {
-                Some(Tok::Str(s)) => {
-                    self.i += 1;
-                    words.push(s.to_string())
-                }
-                _ => return self.err("expected a pragma string"),
+        let words = self.comma_separated(|p| match p.peek() {
+            Some(Tok::Str(s)) => {
+                p.i += 1;
+                Ok(s.to_string())
             }
-            if !self.eat(Tok::Comma) {
-                break;
-            }
-        }
+            _ => p.err("expected a pragma string"),
+        })?;
         if !self.eat(Tok::Semi) {
             return Err(PtxError::new(self.file, pos, "expected `;` after .pragma".into()));
         }
@@ -343,38 +381,13 @@ impl<'t, 'a> Parser<'t, 'a> {
                     // `.ptr .global .align 16` (kernel parameter attributes)
                     self.i += 1;
                     attrs.push("ptr".to_string());
-                    while let Some(Tok::Dot(w)) = self.peek() {
-                        if w == ".align" {
-                            self.i += 1;
-                            let a = self.uint32("an alignment")?;
-                            attrs.push(format!("align {a}"));
-                        } else if space_of(w).is_some() {
-                            self.i += 1;
-                            attrs.push(w[1..].to_string());
-                        } else {
-                            break;
-                        }
-                    }
+                    self.ptr_attrs(&mut attrs, false)?;
                 }
                 Some(Tok::Dot(w)) if VAR_TYPES.contains(&&w[1..]) => {
                     self.i += 1;
                     ty = w[1..].to_string();
                     // `.param .u64 .ptr .global .align 1 name` puts attributes after the type.
-                    while let Some(Tok::Dot(w)) = self.peek() {
-                        if w == ".ptr" {
-                            self.i += 1;
-                            attrs.push("ptr".to_string());
-                        } else if w == ".align" {
-                            self.i += 1;
-                            let a = self.uint32("an alignment")?;
-                            attrs.push(format!("align {a}"));
-                        } else if space_of(w).is_some() {
-                            self.i += 1;
-                            attrs.push(w[1..].to_string());
-                        } else {
-                            break;
-                        }
-                    }
+                    self.ptr_attrs(&mut attrs, true)?;
                     break;
                 }
                 _ => return self.err("expected a variable type such as .b32"),
@@ -434,16 +447,7 @@ impl<'t, 'a> Parser<'t, 'a> {
 
     fn init(&mut self) -> PResult<Init> {
         if self.eat(Tok::LBrace) {
-            let mut items = Vec::new();
-            if !self.eat(Tok::RBrace) {
-                loop {
-                    items.push(self.init()?);
-                    if self.eat(Tok::RBrace) {
-                        break;
-                    }
-                    self.expect(Tok::Comma, "`,` or `}` in the initializer")?;
-                }
-            }
+            let items = self.list_until(Tok::RBrace, "`,` or `}` in the initializer", |p| p.init())?;
             return Ok(Init::List(items));
         }
         let neg = self.eat(Tok::Minus);
@@ -538,12 +542,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     self.i += 1;
                     let mut vals = Vec::new();
                     if let Some(Tok::Int(_)) = self.peek() {
-                        loop {
-                            vals.push(self.uint("a directive value")?);
-                            if !self.eat(Tok::Comma) {
-                                break;
-                            }
-                        }
+                        vals = self.comma_separated(|p| p.uint("a directive value"))?;
                     }
                     directives.push((w[1..].to_string(), vals));
                 }
@@ -568,19 +567,11 @@ impl<'t, 'a> Parser<'t, 'a> {
 
     fn param_list(&mut self) -> PResult<Vec<VarDecl>> {
         self.expect(Tok::LParen, "`(`")?;
-        let mut out = Vec::new();
-        if self.eat(Tok::RParen) {
-            return Ok(out);
-        }
-        loop {
-            let pos = self.pos();
-            out.extend(self.var_decl(pos, Linkage::None, false)?);
-            if self.eat(Tok::RParen) {
-                break;
-            }
-            self.expect(Tok::Comma, "`,` or `)` in the parameter list")?;
-        }
-        Ok(out)
+        let decls = self.list_until(Tok::RParen, "`,` or `)` in the parameter list", |p| {
+            let pos = p.pos();
+            p.var_decl(pos, Linkage::None, false)
+        })?;
+        Ok(decls.into_iter().flatten().collect())
     }
 
     /// Statements up to and including the closing `}`.
@@ -617,13 +608,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     match self.peek() {
                         Some(Tok::Dot(".branchtargets")) => {
                             self.i += 1;
-                            let mut targets = Vec::new();
-                            loop {
-                                targets.push(self.ident("a branch target label")?);
-                                if !self.eat(Tok::Comma) {
-                                    break;
-                                }
-                            }
+                            let targets = self.comma_separated(|p| p.ident("a branch target label"))?;
                             self.expect(Tok::Semi, "`;`")?;
                             out.push(Stmt::BranchTargets { label: name.to_string(), targets, pos });
                         }
@@ -667,16 +652,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             mods.push((w[1..].to_string(), self.pos()));
             self.i += 1;
         }
-        let mut operands = Vec::new();
-        if !self.eat(Tok::Semi) {
-            loop {
-                operands.push(self.operand()?);
-                if self.eat(Tok::Semi) {
-                    break;
-                }
-                self.expect(Tok::Comma, "`,` or `;` after an operand")?;
-            }
-        }
+        let operands = self.list_until(Tok::Semi, "`,` or `;` after an operand", |p| p.operand())?;
         Ok(Instruction { pos, guard, opcode, mods, operands })
     }
 
@@ -747,31 +723,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             }
             Some(Tok::LBrace) => {
                 self.i += 1;
-                let mut items = Vec::new();
-                if !self.eat(Tok::RBrace) {
-                    loop {
-                        items.push(self.operand()?);
-                        if self.eat(Tok::RBrace) {
-                            break;
-                        }
-                        self.expect(Tok::Comma, "`,` or `}` in the vector")?;
-                    }
-                }
-                OperandKind::Vector(items)
+                OperandKind::Vector(self.list_until(Tok::RBrace, "`,` or `}` in the vector", |p| p.operand())?)
             }
             Some(Tok::LParen) => {
                 self.i += 1;
-                let mut items = Vec::new();
-                if !self.eat(Tok::RParen) {
-                    loop {
-                        items.push(self.operand()?);
-                        if self.eat(Tok::RParen) {
-                            break;
-                        }
-                        self.expect(Tok::Comma, "`,` or `)` in the list")?;
-                    }
-                }
-                OperandKind::List(items)
+                OperandKind::List(self.list_until(Tok::RParen, "`,` or `)` in the list", |p| p.operand())?)
             }
             _ => return self.err("expected an operand"),
         };

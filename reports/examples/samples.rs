@@ -154,29 +154,11 @@ fn main() -> Result<(), ReportError> {
     let h200 = Machine {
         name: "H200 SXM".into(),
         compute: vec![
-            Ceiling {
-                name: "FP16 tensor".into(),
-                value: 989e12,
-            },
-            Ceiling {
-                name: "FP32".into(),
-                value: 67e12,
-            },
-            Ceiling {
-                name: "FP64".into(),
-                value: 34e12,
-            },
+            Ceiling::new("FP16 tensor", 989e12),
+            Ceiling::new("FP32", 67e12),
+            Ceiling::new("FP64", 34e12),
         ],
-        memory: vec![
-            Ceiling {
-                name: "HBM3e".into(),
-                value: 4.8e12,
-            },
-            Ceiling {
-                name: "L2".into(),
-                value: 12e12,
-            },
-        ],
+        memory: vec![Ceiling::new("HBM3e", 4.8e12), Ceiling::new("L2", 12e12)],
     };
     let rpoints: Vec<RooflinePoint> = [
         ("vector_add", 0.083, 0.38e12),

@@ -67,6 +67,22 @@ pub(crate) struct LegendEntry {
     pub mark: Mark,
 }
 
+/// One legend entry per series, in series order: series `i` is labelled by the `i`-th label and
+/// drawn with `mark(i)`.
+pub(crate) fn series_legend(
+    labels: impl IntoIterator<Item = String>,
+    mark: impl Fn(usize) -> Mark,
+) -> Vec<LegendEntry> {
+    labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, label)| LegendEntry {
+            label,
+            mark: mark(i),
+        })
+        .collect()
+}
+
 /// Where the legend goes: always outside the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Placement {
@@ -326,6 +342,19 @@ pub(crate) struct Axes<'s> {
     pub y_label: &'s str,
     /// Room to keep free right of the plot (e.g. for roof labels), in pixels.
     pub right_margin: i32,
+}
+
+impl<'s> Axes<'s> {
+    /// Scales and labels, with no room kept right of the plot.
+    pub(crate) fn new(x: Scale, y: Scale, x_label: &'s str, y_label: &'s str) -> Self {
+        Self {
+            x,
+            y,
+            x_label,
+            y_label,
+            right_margin: 0,
+        }
+    }
 }
 
 /// Maximum number of major ticks for an axis of `len` pixels (≈ 3.5 per inch, at least 3).

@@ -582,6 +582,16 @@ impl Check {
             self.fail(key, v, "must be a positive finite number");
         }
     }
+    /// A sectored cache (`l1`, `l2`): power-of-two line and sector, the sector dividing the line,
+    /// at least one way.
+    fn cache_geometry(&mut self, cache: &str, line: u32, sector: u32, assoc: u32) {
+        self.pow2(&format!("{cache}.line"), line);
+        self.pow2(&format!("{cache}.sector"), sector);
+        if sector > line {
+            self.fail(&format!("{cache}.sector"), sector, format!("must divide {cache}.line ({line})"));
+        }
+        self.positive(&format!("{cache}.assoc"), assoc);
+    }
 }
 
 impl ArchConfig {
@@ -732,12 +742,7 @@ impl ArchConfig {
 
         // L1
         let l1 = &self.l1;
-        c.pow2("l1.line", l1.line);
-        c.pow2("l1.sector", l1.sector);
-        if l1.sector > l1.line {
-            c.fail("l1.sector", l1.sector, format!("must divide l1.line ({})", l1.line));
-        }
-        c.positive("l1.assoc", l1.assoc);
+        c.cache_geometry("l1", l1.line, l1.sector, l1.assoc);
         c.positive("l1.mshrs", l1.mshrs);
         c.positive("l1.sectors_per_cycle", l1.sectors_per_cycle);
         if f.l1_caches_global {
@@ -750,12 +755,7 @@ impl ArchConfig {
         // L2 (size 0: no L2 for global data, as on Tesla)
         let l2 = &self.l2;
         c.positive("l2.slices", l2.slices);
-        c.pow2("l2.line", l2.line);
-        c.pow2("l2.sector", l2.sector);
-        if l2.sector > l2.line {
-            c.fail("l2.sector", l2.sector, format!("must divide l2.line ({})", l2.line));
-        }
-        c.positive("l2.assoc", l2.assoc);
+        c.cache_geometry("l2", l2.line, l2.sector, l2.assoc);
         c.positive("l2.partitions", l2.partitions);
         if l2.partitions > 0 && !l2.slices.is_multiple_of(l2.partitions) {
             c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));

@@ -477,17 +477,17 @@ fn baseline_config(results: &Results, b: &Baseline) -> Result<ArchConfig, String
 pub fn machine(cfg: &ArchConfig) -> Machine {
     let hz = cfg.clock.sm_mhz * 1e6;
     let per_sm = f64::from(cfg.sm.count) * f64::from(cfg.sm.sub_partitions);
-    let mut compute = vec![Ceiling { name: "FP32".into(), value: per_sm * f64::from(cfg.pipes.fp32.lanes) * 2.0 * hz }];
+    let mut compute = vec![Ceiling::new("FP32", per_sm * f64::from(cfg.pipes.fp32.lanes) * 2.0 * hz)];
     // Double precision arrived with compute capability 1.3 (GT200).
     if cfg.compute_capability >= [1, 3] {
-        compute.push(Ceiling { name: "FP64".into(), value: per_sm * f64::from(cfg.pipes.fp64.lanes) * 2.0 * hz });
+        compute.push(Ceiling::new("FP64", per_sm * f64::from(cfg.pipes.fp64.lanes) * 2.0 * hz));
     }
     if cfg.features.tensor_cores {
         let v = f64::from(cfg.sm.count) * f64::from(cfg.tensor.fp16_fma_per_cycle) * 2.0 * hz;
-        compute.push(Ceiling { name: "FP16 tensor".into(), value: v });
+        compute.push(Ceiling::new("FP16 tensor", v));
     }
     let l2 = f64::from(cfg.l2.slices) * cfg.l2.sectors_per_cycle_per_slice * f64::from(cfg.l2.sector) * hz;
-    let memory = vec![Ceiling { name: "DRAM".into(), value: cfg.dram.bandwidth_gbs * 1e9 }, Ceiling { name: "L2".into(), value: l2 }];
+    let memory = vec![Ceiling::new("DRAM", cfg.dram.bandwidth_gbs * 1e9), Ceiling::new("L2", l2)];
     Machine { name: cfg.name.clone(), compute, memory }
 }
 

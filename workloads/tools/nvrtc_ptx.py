@@ -5,7 +5,9 @@ Stand-in for `nvcc -arch=sm_90 -lineinfo -ptx` on machines without nvcc: it load
 from the PyPI wheel `nvidia-cuda-nvrtc==13.0.88` (site-packages/nvidia/cu13/lib) through ctypes and
 compiles with `--gpu-architecture=compute_90 -lineinfo` (or the architecture given as a third
 argument, e.g. compute_90a for wgmma kernels). NVRTC ships no CUDA headers (no cuda_fp16.h), so
-suite kernels include nothing. Usage: nvrtc_ptx.py kernel.cu kernel.ptx [compute_90a]
+suite kernels include only the suite's own headers (`#include "../include/hopper.cuh"`, found
+relative to the working directory, which gen_ptx.sh sets to the kernel's directory).
+Usage: nvrtc_ptx.py kernel.cu kernel.ptx [compute_90a]
 """
 import ctypes
 import glob
@@ -49,10 +51,19 @@ def main():
     nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(size))
     ptx = ctypes.create_string_buffer(size.value)
     check(nvrtc, nvrtc.nvrtcGetPTX(prog, ptx))
-    # NVRTC writes the source's absolute path into `.file`; keep the PTX independent of the checkout.
-    text = re.sub(rb'(\.file\s+\d+\s+")[^"]*/([^"/]+")', rb"\1\2", ptx.value)
+    # NVRTC writes the source's absolute path into `.file`; keep the PTX independent of the checkout:
+    # the suite's shared headers become ../include/<name>.cuh (as gen_ptx.sh writes them), other
+    # paths their file name.
+    text = re.sub(rb'(\.file\s+\d+\s+")[^"]*/([^"/]+")', file_name, ptx.value)
     with open(out_path, "wb") as f:
         f.write(text)
+
+
+def file_name(m):
+    path = m.group(0)[len(m.group(1)):]
+    if re.search(rb'(^|/)include/[^"/]+\.cuh"$', path):
+        return m.group(1) + b"../include/" + m.group(2)
+    return m.group(1) + m.group(2)
 
 
 def check(nvrtc, rc):

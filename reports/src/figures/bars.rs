@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use crate::axis::{Scale, ScaleKind};
 use crate::error::{check_value, ReportError};
 use crate::figures::{check_unique, first_seen, index_of};
-use crate::frame::{self, drawing, Axes, LegendEntry, Mark, Placement};
+use crate::frame::{self, drawing, Axes, Mark, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
 use crate::style::{self, FigureSpec};
 
@@ -158,15 +158,9 @@ impl Figure for Bars {
         root: &DrawingArea<DB, Shift>,
         spec: &FigureSpec,
     ) -> Result<PixelRect, ReportError> {
-        let legend: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| LegendEntry {
-                label: s.clone(),
-                mark: Mark::Swatch(style::series_color(i)),
-            })
-            .collect();
+        let legend = frame::series_legend(self.series.iter().cloned(), |i| {
+            Mark::Swatch(style::series_color(i))
+        });
         // One series needs no legend: the axis label says what the bars are.
         let legend = if legend.len() > 1 { legend } else { Vec::new() };
         let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
@@ -184,13 +178,7 @@ impl Figure for Bars {
         let (x_lo, x_hi) = (x.lo(), x.hi());
         let chart = frame::chart(
             &area,
-            Axes {
-                x,
-                y,
-                x_label: &spec.x_label,
-                y_label: spec.y_label_or(&self.y_default),
-                right_margin: 0,
-            },
+            Axes::new(x, y, &spec.x_label, spec.y_label_or(&self.y_default)),
             WHAT,
         )?;
         let plot = chart.plotting_area();

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 
 use crate::axis::{format_si, Scale};
 use crate::error::{check_value, ReportError};
-use crate::frame::{self, drawing, Axes, Labeler, LegendEntry, Mark, Marker, Placement};
+use crate::frame::{self, drawing, Axes, Labeler, Mark, Marker, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
 use crate::style::{self, font, pt, px, FigureSpec};
 
@@ -22,6 +22,16 @@ pub struct Ceiling {
     pub name: String,
     /// FLOP/s for a compute peak, bytes/s for a bandwidth.
     pub value: f64,
+}
+
+impl Ceiling {
+    /// A roof named `name` at `value` (FLOP/s or bytes/s).
+    pub fn new(name: impl Into<String>, value: f64) -> Self {
+        Self {
+            name: name.into(),
+            value,
+        }
+    }
 }
 
 /// The machine whose roofs are drawn.
@@ -159,28 +169,23 @@ impl Figure for Roofline<'_> {
     ) -> Result<PixelRect, ReportError> {
         // Memory roofs are told apart by colour (legend above the plot), compute roofs are grey
         // and labelled in place.
-        let legend: Vec<LegendEntry> = self
+        let labels = self
             .machine
             .memory
             .iter()
-            .enumerate()
-            .map(|(i, m)| LegendEntry {
-                label: format!("{} {}", m.name, format_si(m.value, "B/s")),
-                mark: Mark::Stroke(style::series_color(i)),
-            })
-            .collect();
+            .map(|m| format!("{} {}", m.name, format_si(m.value, "B/s")));
+        let legend = frame::series_legend(labels, |i| Mark::Stroke(style::series_color(i)));
         let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
         let (x, y) = self.scales();
         let (x_lo, x_hi, y_lo) = (x.lo(), x.hi(), y.lo());
         let chart = frame::chart(
             &area,
-            Axes {
+            Axes::new(
                 x,
                 y,
-                x_label: spec.x_label_or("Arithmetic intensity (FLOP/byte)"),
-                y_label: spec.y_label_or("Performance (FLOP/s)"),
-                right_margin: 0,
-            },
+                spec.x_label_or("Arithmetic intensity (FLOP/byte)"),
+                spec.y_label_or("Performance (FLOP/s)"),
+            ),
             WHAT,
         )?;
         let plot = chart.plotting_area();

@@ -120,13 +120,12 @@ impl Figure for Scatter<'_> {
         let area = frame::page(root, &spec.title, &[], Placement::Top, WHAT)?;
         let chart = frame::chart(
             &area,
-            Axes {
-                x: scale.clone(),
-                y: scale,
-                x_label: spec.x_label_or("Measured (cycles)"),
-                y_label: spec.y_label_or("Simulated (cycles)"),
-                right_margin: 0,
-            },
+            Axes::new(
+                scale.clone(),
+                scale,
+                spec.x_label_or("Measured (cycles)"),
+                spec.y_label_or("Simulated (cycles)"),
+            ),
             WHAT,
         )?;
         let plot = frame::plot_rect(&chart);

@@ -123,13 +123,12 @@ impl Figure for Stacked {
         let area = frame::page(root, &spec.title, &legend, Placement::Right, WHAT)?;
         let chart = frame::chart(
             &area,
-            Axes {
-                x: Scale::category(self.bars.clone()),
-                y: Scale::linear(0.0, 1.0),
-                x_label: &spec.x_label,
-                y_label: spec.y_label_or("Fraction"),
-                right_margin: 0,
-            },
+            Axes::new(
+                Scale::category(self.bars.clone()),
+                Scale::linear(0.0, 1.0),
+                &spec.x_label,
+                spec.y_label_or("Fraction"),
+            ),
             WHAT,
         )?;
         let plot = chart.plotting_area();

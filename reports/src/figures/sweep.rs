@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use crate::axis::Scale;
 use crate::error::{check_value, ReportError};
 use crate::figures::{check_unique, first_seen};
-use crate::frame::{self, drawing, Axes, LegendEntry, Mark, Marker, Placement};
+use crate::frame::{self, drawing, Axes, Mark, Marker, Placement};
 use crate::render::{render, Figure, PixelRect, Written};
 use crate::style::{self, pt, FigureSpec};
 
@@ -143,15 +143,9 @@ impl Figure for Sweep {
         root: &DrawingArea<DB, Shift>,
         spec: &FigureSpec,
     ) -> Result<PixelRect, ReportError> {
-        let legend: Vec<LegendEntry> = self
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| LegendEntry {
-                label: l.name.clone(),
-                mark: Mark::Line(style::series_color(i), Marker::nth(i)),
-            })
-            .collect();
+        let legend = frame::series_legend(self.lines.iter().map(|l| l.name.clone()), |i| {
+            Mark::Line(style::series_color(i), Marker::nth(i))
+        });
         let area = frame::page(root, &spec.title, &legend, Placement::Top, WHAT)?;
         let all = || self.lines.iter().flat_map(|l| l.points.iter());
         // Few distinct parameter values: tick exactly those.
@@ -164,13 +158,7 @@ impl Figure for Sweep {
         let (x_lo, x_hi) = (x.lo(), x.hi());
         let chart = frame::chart(
             &area,
-            Axes {
-                x,
-                y,
-                x_label: &spec.x_label,
-                y_label: spec.y_label_or(&self.y_default),
-                right_margin: 0,
-            },
+            Axes::new(x, y, &spec.x_label, spec.y_label_or(&self.y_default)),
             WHAT,
         )?;
         let plot = chart.plotting_area();

@@ -233,20 +233,14 @@ fn roofline_and_timeline_errors() {
     let m = Machine {
         name: "m".into(),
         compute: vec![],
-        memory: vec![Ceiling {
-            name: "DRAM".into(),
-            value: 1e12,
-        }],
+        memory: vec![Ceiling::new("DRAM", 1e12)],
     };
     assert!(matches!(
         roofline(&m, &[], &spec(), dir.join("a")),
         Err(ReportError::InvalidData { .. })
     ));
     let m = Machine {
-        compute: vec![Ceiling {
-            name: "FP32".into(),
-            value: 1e13,
-        }],
+        compute: vec![Ceiling::new("FP32", 1e13)],
         ..m
     };
     let bad = [RooflinePoint {

@@ -252,26 +252,8 @@ fn roofline_labels_roofs_and_points() {
     let dir = out_dir("roofline");
     let m = Machine {
         name: "H200".into(),
-        compute: vec![
-            Ceiling {
-                name: "FP32".into(),
-                value: 67e12,
-            },
-            Ceiling {
-                name: "FP64".into(),
-                value: 34e12,
-            },
-        ],
-        memory: vec![
-            Ceiling {
-                name: "HBM3e".into(),
-                value: 4.8e12,
-            },
-            Ceiling {
-                name: "L2".into(),
-                value: 12e12,
-            },
-        ],
+        compute: vec![Ceiling::new("FP32", 67e12), Ceiling::new("FP64", 34e12)],
+        memory: vec![Ceiling::new("HBM3e", 4.8e12), Ceiling::new("L2", 12e12)],
     };
     let pts = vec![
         RooflinePoint {
@@ -466,14 +448,8 @@ fn degenerate_but_valid_inputs_draw() {
     // Roofs only.
     let m = Machine {
         name: "m".into(),
-        compute: vec![Ceiling {
-            name: "FP32".into(),
-            value: 1e13,
-        }],
-        memory: vec![Ceiling {
-            name: "DRAM".into(),
-            value: 1e12,
-        }],
+        compute: vec![Ceiling::new("FP32", 1e13)],
+        memory: vec![Ceiling::new("DRAM", 1e12)],
     };
     check_common(
         &roofline(&m, &[], &spec, dir.join("roofs")).unwrap(),

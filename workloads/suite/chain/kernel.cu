@@ -1,44 +1,21 @@
 // Arithmetic latency and throughput: CHAINS independent dependent chains per thread, each stepped
 // `iters` times (one chain = latency, eight = throughput). out[t] = sum of the chains (summed left
 // to right), cycles[warp] = timed cycles. Chain c starts at x[t] + c.
+
+#include "../include/chains.cuh"
+
 template <int CHAINS>
 __device__ void ffma(const float* x, float* out, unsigned long long* cycles, float a, float b, int iters)
 {
-    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    float v[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) v[c] = x[t] + (float)c;
-    long long t0 = clock64();
-    for (int k = 0; k < iters; ++k) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) v[c] = fmaf(v[c], a, b);
-    }
-    long long t1 = clock64();
-    float s = v[0];
-#pragma unroll
-    for (int c = 1; c < CHAINS; ++c) s += v[c];
-    out[t] = s;
-    if ((threadIdx.x & 31) == 0) cycles[t / 32] = (unsigned long long)(t1 - t0);
+    run_chains<CHAINS>(x, out, cycles, iters, [](float x0, int c) { return x0 + (float)c; },
+                       [=](float v) { return fmaf(v, a, b); });
 }
 
 template <int CHAINS>
 __device__ void imad(const unsigned* x, unsigned* out, unsigned long long* cycles, unsigned a, unsigned b, int iters)
 {
-    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned v[CHAINS];
-#pragma unroll
-    for (int c = 0; c < CHAINS; ++c) v[c] = x[t] + c;
-    long long t0 = clock64();
-    for (int k = 0; k < iters; ++k) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; ++c) v[c] = v[c] * a + b;
-    }
-    long long t1 = clock64();
-    unsigned s = v[0];
-#pragma unroll
-    for (int c = 1; c < CHAINS; ++c) s += v[c];
-    out[t] = s;
-    if ((threadIdx.x & 31) == 0) cycles[t / 32] = (unsigned long long)(t1 - t0);
+    run_chains<CHAINS>(x, out, cycles, iters, [](unsigned x0, int c) { return x0 + c; },
+                       [=](unsigned v) { return v * a + b; });
 }
 
 extern "C" __global__ void ffma_lat(const float* x, float* out, unsigned long long* cycles, float a, float b, int iters)

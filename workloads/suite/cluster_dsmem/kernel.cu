@@ -9,64 +9,9 @@
 // pull[b] = slice of rank+1, push[b] = slice of rank-1 (what it wrote into us), sums[cluster] =
 // wrapping sum of the cluster's four slices.
 
+#include "../include/hopper.cuh"
+
 constexpr int N = 1024;
-
-__device__ __forceinline__ unsigned smem_u32(const void* p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ unsigned cluster_ctarank()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-
-__device__ __forceinline__ unsigned cluster_nctarank()
-{
-    unsigned n;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-    return n;
-}
-
-__device__ __forceinline__ unsigned cluster_id_x()
-{
-    unsigned id;
-    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
-    return id;
-}
-
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-/// The shared::cluster address of the same variable in CTA `rank` of the cluster.
-__device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank)
-{
-    unsigned remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
-    return remote;
-}
-
-__device__ __forceinline__ unsigned ld_cluster(unsigned addr)
-{
-    unsigned v;
-    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void st_cluster(unsigned addr, unsigned v)
-{
-    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ void red_add_cluster(unsigned addr, unsigned v)
-{
-    asm volatile("red.shared::cluster.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
-}
 
 extern "C" __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256)
 cluster_dsmem(const unsigned* in, unsigned* pull, unsigned* push, unsigned* sums)

@@ -9,43 +9,10 @@
 // `in` is the box-padded source, gridDim.x * 64 columns; the tensor map describes `out`: box
 // elements past its extent are not written (TMA stores skip out-of-bounds elements).
 
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };   // a CUtensorMap: 128 bytes
+#include "../include/hopper.cuh"
 
 constexpr int BOX_W = 64;                       // the manifest's box = [64, 32] (u32)
 constexpr int BOX_H = 32;
-
-__device__ __forceinline__ unsigned smem_u32(const void* p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void fence_proxy_async_shared()
-{
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-__device__ __forceinline__ void tma_store_2d(const TensorMap* map, int c0, int c1, unsigned src)
-{
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
-                 ::"l"(map), "r"(c0), "r"(c1), "r"(src) : "memory");
-}
-
-__device__ __forceinline__ void bulk_commit_group()
-{
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void bulk_wait_group_read()
-{
-    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void bulk_wait_group()
-{
-    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
-}
 
 extern "C" __global__ void __launch_bounds__(128)
 tma_store(const __grid_constant__ TensorMap out_map, const unsigned* in, unsigned a, unsigned b, int tiles_per_cta)

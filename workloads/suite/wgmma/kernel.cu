@@ -28,69 +28,12 @@
 // into the same registers, commit_group, wait_group 0): C = iters * A B^T, and thread 0 records
 // the chain's clock64 cycles.
 
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };   // a CUtensorMap: 128 bytes
+#include "../include/hopper.cuh"
 
 constexpr int BM = 64, BN = 128, BK = 64;
 constexpr unsigned A_BYTES = BM * BK * 2;              // 8 KiB box of A
 constexpr unsigned B_BYTES = BN * BK * 2;              // 16 KiB box of B
 constexpr unsigned STAGE_BYTES = A_BYTES + B_BYTES;    // a multiple of 1024
-
-__device__ __forceinline__ unsigned smem_u32(const void* p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void fence_mbarrier_init()
-{
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity)
-{
-    unsigned ok;
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-    return ok != 0;
-}
-
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
-{
-    while (!mbar_try_wait(bar, parity)) {
-    }
-}
-
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-/// One lane of the (fully active) warp is elected: elect.sync.
-__device__ __forceinline__ bool elect_one()
-{
-    unsigned elected;
-    asm volatile("{\n\t.reg .pred p;\n\telect.sync _|p, 0xffffffff;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(elected));
-    return elected != 0;
-}
 
 __device__ __forceinline__ void wgmma_fence()
 {
@@ -281,7 +224,7 @@ __device__ __forceinline__ void wgmma_chain(const unsigned short* A, const unsig
         As[interleaved_offset(i / 16, i % 16) / 2] = A[i];
     for (int i = threadIdx.x; i < N * 16; i += blockDim.x)
         Bs[interleaved_offset(i / 16, i % 16) / 2] = B[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   // generic writes -> async proxy
+    fence_proxy_async_shared();   // generic writes -> async proxy
     __syncthreads();
 
     const unsigned long long a_desc = smem_desc(smem_u32(As), 128, 256, 0);

@@ -8,7 +8,7 @@
 // the stage index wraps. Finally each consumer warp reduces its 16 row sums with shuffles.
 // rows = 32 * gridDim.x; columns = 64 * k_tiles; row_sums[r] = sum of row r.
 
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };   // a CUtensorMap: 128 bytes
+#include "../include/hopper.cuh"
 
 constexpr int STAGES = 4;
 constexpr int CONSUMERS = 2;                    // consumer warps
@@ -16,63 +16,6 @@ constexpr int BOX_W = 64;                       // the manifest's box = [64, 32]
 constexpr int BOX_H = 32;
 constexpr int ROWS_PER_WARP = BOX_H / CONSUMERS;
 constexpr unsigned BOX_BYTES = BOX_W * BOX_H * 4;
-
-__device__ __forceinline__ unsigned smem_u32(const void* p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void fence_mbarrier_init()
-{
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ bool mbar_try_wait(unsigned bar, unsigned parity)
-{
-    unsigned ok;
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-    return ok != 0;
-}
-
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
-{
-    while (!mbar_try_wait(bar, parity)) {
-    }
-}
-
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
-}
-
-/// One lane of the (fully active) warp is elected: elect.sync.
-__device__ __forceinline__ bool elect_one()
-{
-    unsigned elected;
-    asm volatile("{\n\t.reg .pred p;\n\telect.sync _|p, 0xffffffff;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(elected));
-    return elected != 0;
-}
 
 extern "C" __global__ void __launch_bounds__(32 * (1 + CONSUMERS))
 ws_pipeline(const __grid_constant__ TensorMap in_map, unsigned* row_sums, int k_tiles)
