@@ -42,7 +42,8 @@ for dir in "$suite"/*/; do
         (cd "$dir" && "$nvcc" -arch="$arch" -lineinfo -ptx kernel.cu -o kernel.ptx) || { echo "FAILED: $dir" >&2; status=1; }
     fi
     sed -i -E -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/kernel\.cu"|\1kernel.cu"|' \
-        -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/include/([^"/]+\.cuh)"|\1../include/\2"|' "$dir/kernel.ptx"
+        -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/include/([^"/]+\.cuh)"|\1../include/\2"|' \
+        -e 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/include/([^"/]+\.(h\|hpp))"|\1/usr/local/cuda/bin/../targets/x86_64-linux/include/\2"|' "$dir/kernel.ptx"
     echo "$name/kernel.ptx ($arch)"
     if [ "${PTXAS:-0}" = 1 ]; then
         if log="$("$ptxas" -arch="$arch" -v "$dir/kernel.ptx" -o /dev/null 2>&1)"; then
