@@ -150,6 +150,9 @@ pub struct Pipes {
     pub lsu: Pipe,
     /// Tensor core: `lanes` is unused (see `tensor`), `latency` of `mma.sync` m16n8k16.
     pub tensor: Pipe,
+    /// Integer adds issue to the IMAD pipe when the INT pipe is busy (Volta and later: ptxas
+    /// emits `add` as IADD3 or IMAD.IADD to balance the two).
+    pub iadd_on_imad: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -75,7 +75,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let table = Arc::new(IssueTable::new(&k.prog, &cfg.machine_ops.0));
+    let table = Arc::new(IssueTable::new(&k.prog, &cfg));
     let nsm = cfg.sm.count.max(1);
     let ngpc = cfg.sm.gpcs.clamp(1, nsm);
     // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).
@@ -110,14 +110,21 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let mut rr = 0usize;
     let mut spans: Vec<CtaSpan> = Vec::new();
     let mut start_of: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-    // Dispatch clusters round robin over GPCs while any GPC has room.
+    // Dispatch clusters while any GPC has room: to the GPC whose least loaded SM has the most free
+    // slots, ties round robin, so CTAs spread evenly over the SMs (264 CTAs on 132 SMs: two each,
+    // as the H200 runs them, although its GPCs have 16 or 17 SMs).
+    let per_sm = occ.ctas_per_sm as usize;
     let dispatch = |gpcs: &mut Vec<Gpc>, next_cluster: &mut u64, rr: &mut usize, start_of: &mut BTreeMap<u64, (u32, u64)>| {
+        let n = gpcs.len();
+        let mut order: Vec<usize> = Vec::with_capacity(n);
         while *next_cluster < total_clusters {
             let ctas = cluster_ctas(*next_cluster);
+            order.clear();
+            order.extend((0..n).map(|step| (*rr + step) % n));
+            order.sort_by_key(|&g| std::cmp::Reverse(gpcs[g].most_free(per_sm)));
             let mut placed = None;
-            for step in 0..gpcs.len() {
-                let g = (*rr + step) % gpcs.len();
-                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, occ.ctas_per_sm as usize, k.smem_bytes) {
+            for &g in &order {
+                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, per_sm, k.smem_bytes) {
                     *rr = g + 1;
                     placed = Some(p);
                     break;
@@ -317,7 +324,10 @@ fn result(
     put("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", s.smem_bank_conflicts as f64);
     put("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", s.smem_wavefronts as f64);
     put("launch__registers_per_thread", opts.regs_per_thread as f64);
-    put("launch__occupancy_limit_blocks", occ.ctas_per_sm as f64);
+    put("launch__occupancy_limit_blocks", occ.limits.blocks as f64);
+    put("launch__occupancy_limit_warps", occ.limits.warps as f64);
+    put("launch__occupancy_limit_registers", occ.limits.registers as f64);
+    put("launch__occupancy_limit_shared_mem", occ.limits.shared_mem as f64);
     for (name, n) in crate::flops::NAMES.iter().zip(s.flops) {
         put(name, n as f64);
     }

@@ -38,6 +38,11 @@ impl Gpc {
         Ok(())
     }
 
+    /// The free CTA slots of the GPC's least loaded SM.
+    pub fn most_free(&self, per_sm: usize) -> usize {
+        self.sms.iter().map(|s| per_sm.saturating_sub(s.resident_ctas())).max().unwrap_or(0)
+    }
+
     /// Free CTA slots on each SM (index within the GPC).
     fn free_slots(&self, per_sm: usize) -> Vec<(usize, usize)> {
         let mut v: Vec<(usize, usize)> =

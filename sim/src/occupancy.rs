@@ -1,7 +1,9 @@
 //! CTA admission: how many CTAs of a launch fit on one SM, and what limits them.
 //!
 //! All-or-nothing per CTA on threads, warps, CTA slots, registers (allocated per warp in units of
-//! `reg_alloc_unit`) and shared memory (static + dynamic, rounded to the allocation unit, plus
+//! `reg_alloc_unit`, warps granted in multiples of the sub-partition count: each SMSP holds a
+//! quarter of the register file, so 24-register single-warp CTAs fit 84 per H200 SM, not 85, as
+//! ncu's `launch__occupancy_limit_registers` says) and shared memory (static + dynamic, rounded to the allocation unit, plus
 //! the per-CTA system reservation). The shared-memory carve-out is the smallest configured one
 //! that does not reduce occupancy below what the other limits allow — what the driver picks by
 //! default — and the L1 gets the rest of the unified array.
@@ -19,6 +21,18 @@ pub struct Occupancy {
     /// Shared-memory carve-out chosen (KiB) and the L1 capacity it leaves (bytes).
     pub carveout_kib: u32,
     pub l1_bytes: u64,
+    /// CTAs per SM each resource alone allows, as ncu's `launch__occupancy_limit_*` report them.
+    pub limits: Limits,
+}
+
+/// CTAs per SM allowed by the CTA slots, warps (and threads), registers and shared memory alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub blocks: u32,
+    pub warps: u32,
+    pub registers: u32,
+    /// The CTA slots when the kernel uses no shared memory (ncu's convention).
+    pub shared_mem: u32,
 }
 
 /// Computes the occupancy, or explains why a CTA cannot fit at all.
@@ -42,21 +56,28 @@ pub fn occupancy(cfg: &ArchConfig, threads: u32, regs_per_thread: u32, smem_byte
     if regs > sm.registers {
         return Err(format!("{regs} registers per block exceed the {} an SM of {} has", sm.registers, cfg.name));
     }
+    let granule = sm.sub_partitions.max(1);
+    let reg_warps = sm.registers / regs_per_warp.max(1) / granule * granule;
     let mut limits = vec![
         (sm.max_ctas, "ctas"),
         (sm.max_threads / threads.max(1), "threads"),
         (sm.max_warps / warps.max(1), "warps"),
-        (sm.registers / regs.max(1), "registers"),
+        (reg_warps / warps.max(1), "registers"),
     ];
     let others = limits.iter().map(|l| l.0).min().unwrap_or(1);
     // Carve-out: the smallest option holding `others` CTAs' shared memory, else the largest.
     let options: Vec<u32> = if sm.smem_carveouts_kib.is_empty() { vec![sm.smem_kib] } else { sm.smem_carveouts_kib.clone() };
     let need = smem as u64 * others as u64;
     let carve = options.iter().copied().find(|&c| c as u64 * 1024 >= need).unwrap_or_else(|| options.iter().copied().max().unwrap_or(sm.smem_kib));
-    if smem > 0 {
-        limits.push(((carve as u64 * 1024 / smem as u64) as u32, "shared memory"));
-    }
+    let smem_limit = if smem > 0 { (carve as u64 * 1024 / smem as u64) as u32 } else { sm.max_ctas };
+    limits.push((smem_limit, "shared memory"));
     let (ctas, limiter) = limits.iter().copied().min_by_key(|l| l.0).unwrap_or((1, "ctas"));
+    let limits = Limits {
+        blocks: sm.max_ctas,
+        warps: limits[1].0.min(limits[2].0),
+        registers: limits[3].0,
+        shared_mem: if smem_bytes == 0 { sm.max_ctas } else { smem_limit },
+    };
     if ctas == 0 {
         return Err(format!("a block needs {smem} bytes of shared memory; the largest carve-out on {} is {carve} KiB", cfg.name));
     }
@@ -67,5 +88,6 @@ pub fn occupancy(cfg: &ArchConfig, threads: u32, regs_per_thread: u32, smem_byte
         res: CtaRes { threads, warps, regs, smem },
         carveout_kib: carve,
         l1_bytes: l1_kib as u64 * 1024,
+        limits,
     })
 }

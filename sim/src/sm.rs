@@ -78,7 +78,11 @@ enum Unit {
     Warp,
     Lsu,
     Tensor,
+    /// An integer add or subtract that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
+    /// IMAD/FMA-heavy pipe): it issues on whichever of the two is free (not a pipe of its own).
+    IAdd,
 }
+/// Real pipes: every unit but `IAdd`.
 const NUNITS: usize = 12;
 
 fn unit_of(c: Class) -> Unit {
@@ -103,6 +107,8 @@ fn unit_of(c: Class) -> Unit {
 fn pipe<'c>(cfg: &'c ArchConfig, u: Unit) -> &'c Pipe {
     let p = &cfg.pipes;
     match u {
+        // Resolved to Int or Imul at issue (`SubPart::pipe_for`); the INT pipe's figures otherwise.
+        Unit::IAdd => &p.int,
         Unit::Fp32 => &p.fp32,
         Unit::Int => &p.int,
         Unit::Imul => &p.imul,
@@ -142,8 +148,8 @@ struct IssueInfo {
 }
 
 impl IssueTable {
-    pub fn new(prog: &Program, ops: &warpsim_isa::costs::CostTable) -> IssueTable {
-        let costs = warpsim_isa::costs::program_costs(prog, ops);
+    pub fn new(prog: &Program, cfg: &ArchConfig) -> IssueTable {
+        let costs = warpsim_isa::costs::program_costs(prog, &cfg.machine_ops.0);
         let mut regs = Vec::new();
         let insts = prog
             .insts
@@ -155,7 +161,11 @@ impl IssueTable {
                 regs.extend(inst.uses.iter().chain(inst.defs.iter()).filter(|r| !(accumulates && inst.defs.contains(r))));
                 IssueInfo {
                     cost,
-                    unit: unit_of(inst.class),
+                    unit: if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
+                        Unit::IAdd
+                    } else {
+                        unit_of(inst.class)
+                    },
                     touches_cluster: matches!(inst.op, Op::Mbarrier(_) | Op::St)
                         && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
                     regs: (start, regs.len() as u32),
@@ -256,6 +266,26 @@ struct SubPart {
     warps: Vec<usize>,
     last: usize,
     pipe_free: [u64; NUNITS],
+}
+
+impl SubPart {
+    /// The cycle an instruction for unit `u` finds a pipe free.
+    fn free_at(&self, u: Unit) -> u64 {
+        match u {
+            Unit::IAdd => self.pipe_free[Unit::Int as usize].min(self.pipe_free[Unit::Imul as usize]),
+            _ => self.pipe_free[u as usize],
+        }
+    }
+
+    /// The pipe an instruction for unit `u` issues to at `now`: an `IAdd` takes the INT pipe when
+    /// it is free, else the IMAD pipe.
+    fn pipe_for(&self, u: Unit, now: u64) -> Unit {
+        match u {
+            Unit::IAdd if self.pipe_free[Unit::Int as usize] <= now => Unit::Int,
+            Unit::IAdd => Unit::Imul,
+            _ => u,
+        }
+    }
 }
 
 struct Token {
@@ -515,7 +545,7 @@ impl Sm {
             for &wi in &sp.warps {
                 if let Some(tw) = &self.warps[wi] {
                     if tw.w.state == WarpState::Ready && tw.next != PENDING {
-                        t = t.min(tw.next.max(sp.pipe_free[tw.unit as usize]));
+                        t = t.min(tw.next.max(sp.free_at(tw.unit)));
                     }
                 }
             }
@@ -528,7 +558,7 @@ impl Sm {
         if tw.w.state != WarpState::Ready || tw.next > self.now {
             return false;
         }
-        sp.pipe_free[tw.unit as usize] <= self.now
+        sp.free_at(tw.unit) <= self.now
     }
 
     fn pick(&mut self, spi: usize) -> Option<usize> {
@@ -633,7 +663,7 @@ impl Sm {
             arena.touch(cl);
         }
         // Timing.
-        let unit = info.unit;
+        let unit = self.sps[sp].pipe_for(info.unit, now);
         let p = *pipe(&self.cfg, unit);
         let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * cost.max(1);
         let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;

@@ -53,6 +53,7 @@ fn cfg() -> ArchConfig {
             warp: pipe(32, 20),
             lsu: pipe(32, 4),
             tensor: pipe(32, 24),
+            iadd_on_imad: true,
         },
         tensor: Tensor { fp16_fma_per_cycle: 2048, wgmma_base_latency: 43, wgmma_n_divisor: 2 },
         smem: SharedMem { banks: 32, bank_bytes: 4, latency: 29, wavefront_cycles: 2, half_warp: false },
@@ -187,4 +188,35 @@ fn speed_probe() {
     let st = warpsim_sim::functional::run(&k, &mut g.mem, 1 << 40).unwrap();
     let s = t.elapsed().as_secs_f64();
     println!("functional: {} warp insts in {:.2}s = {:.2} M/s", st.warp_instructions, s, st.warp_instructions as f64 / s / 1e6);
+}
+
+/// Runs a bundled workload on the hopper-h200 preset with `edit` applied.
+fn bundled_on_h200(name: &str, edit: impl FnOnce(&mut ArchConfig)) -> warpsim_sim::engine::TimingResult {
+    let mut cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    edit(&mut cfg);
+    let w = warpsim_workloads::Workload::bundled(name).unwrap();
+    let out = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
+    assert!(out.check.passed(), "{name}: {:?}", out.check);
+    out.timing.unwrap()
+}
+
+#[test]
+fn ctas_spread_evenly_over_sms_of_unequal_gpcs() {
+    // 264 CTAs, 4 fit per SM, 132 SMs in 8 GPCs of 16 or 17 SMs: every SM runs two, as on the
+    // H200 (ncu: launch__waves_per_multiprocessor 0.5 and 2 CTAs' worth of active warps).
+    let r = bundled_on_h200("occ_regs_free", |_| {});
+    let mut per_sm = vec![0u32; 132];
+    for s in &r.ctas {
+        per_sm[s.sm as usize] += 1;
+    }
+    assert!(per_sm.iter().all(|&n| n == 2), "{per_sm:?}");
+}
+
+#[test]
+fn integer_adds_share_the_imad_pipe_when_the_preset_says_so() {
+    // occ_regs_free is INT-pipe bound: adds that may also issue as IMAD.IADD finish it sooner.
+    let both = bundled_on_h200("occ_regs_free", |_| {});
+    let int_only = bundled_on_h200("occ_regs_free", |c| c.pipes.iadd_on_imad = false);
+    assert_eq!(both.counters["smsp__inst_executed.sum"], int_only.counters["smsp__inst_executed.sum"]);
+    assert!(both.cycles * 10 < int_only.cycles * 9, "{} vs {}", both.cycles, int_only.cycles);
 }

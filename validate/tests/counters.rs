@@ -52,3 +52,28 @@ fn global_sectors_and_requests_match_ncu() {
         ],
     );
 }
+
+/// ncu's per-resource occupancy limits for every workload of the dataset: CTA slots, warps
+/// (and threads), and registers (warps granted per sub-partition). The shared-memory limit is
+/// left out: it depends on the carve-out the driver picks, which is not yet modelled the
+/// driver's way (the simulator picks the smallest carve-out that keeps the other limits).
+#[test]
+fn occupancy_limits_match_ncu_for_every_workload() {
+    let ds = dataset();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let mut bad = Vec::new();
+    for rec in &ds.workloads {
+        let w = Workload::bundled(&rec.name).unwrap();
+        let mut p = warpsim_sim::launch::prepare(&w, cfg.sm.count).unwrap();
+        let k = p.kernel().unwrap();
+        let occ = warpsim_sim::occupancy::occupancy(&cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes).unwrap();
+        let l = occ.limits;
+        for (c, sim) in [("blocks", l.blocks), ("warps", l.warps), ("registers", l.registers)] {
+            let hw = rec.counters[&format!("launch__occupancy_limit_{c}")];
+            if hw != f64::from(sim) {
+                bad.push(format!("{}: launch__occupancy_limit_{c}: H200 {hw}, simulated {sim}", rec.name));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
