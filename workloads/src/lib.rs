@@ -16,6 +16,7 @@ mod init;
 mod manifest;
 pub mod ptx;
 mod reference;
+mod reference_blind;
 mod reference_hopper;
 pub mod rng;
 mod workload;

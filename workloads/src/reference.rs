@@ -13,6 +13,7 @@
 use crate::data::InitData;
 use crate::dtype::Value;
 use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
+use crate::reference_blind as blind;
 use crate::reference_hopper as hopper;
 
 /// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
@@ -313,6 +314,16 @@ pub fn references() -> &'static [Reference] {
             in ["A", "B"], out ["C"], timing ["cycles"], scalars ["iters"], params ["m", "n", "k"] => hopper::gemm_nt_iters;
         "mbarrier_phases": "out = [iters (phases waited), 1 (test_wait of the last completed parity), 0 (of the current one)]",
             in [], out ["out"], timing ["cycles"], scalars ["iters"], params [] => hopper::mbarrier_phases;
+        "softmax_rows": "out = softmax of each `cols`-element row of in (`rows` rows), f64",
+            in ["in"], out ["out"], timing [], scalars ["rows"], params ["cols"] => blind::softmax_rows;
+        "layernorm_rows": "out = (x - mean) / sqrt(var + eps) * gamma + beta over each `cols`-element row of in, f64",
+            in ["in", "gamma", "beta"], out ["out"], timing [], scalars ["eps"], params ["cols"] => blind::layernorm_rows;
+        "conv2d_3x3": "out = 3x3 convolution of the width x height image in with weights w (zero padding), f32 fmaf in tap order",
+            in ["in", "w"], out ["out"], timing [], scalars ["width", "height"], params [] => blind::conv2d_3x3;
+        "sort_chunks": "out = in with every `chunk`-element chunk sorted ascending",
+            in ["in"], out ["out"], timing [], scalars [], params ["chunk"] => blind::sort_chunks;
+        "gemv_rows": "y = A x (rows x cols, row-major), f32: 32 lane-strided fmaf sums and a shfl.xor butterfly",
+            in ["A", "x"], out ["y"], timing [], scalars ["rows", "cols"], params [] => blind::gemv_rows;
     };
     REFS
 }

@@ -607,6 +607,75 @@ fn mbarrier_phases() {
 }
 
 #[test]
+fn softmax_rows() {
+    // rows [0, ln 3] and [1, 1]: [1/4, 3/4] and [1/2, 1/2]
+    let t = tiny("softmax_rows")
+        .input("in", F32, &[0.0, 3f32.ln() as f64, 1.0, 1.0])
+        .output("out", F32, 4)
+        .scalar("rows", S32, 2.0)
+        .params("cols = 2");
+    let got = t.expect("out");
+    for (g, w) in got.iter().zip([0.25, 0.75, 0.5, 0.5]) {
+        assert!((g - w).abs() < 1e-7, "{got:?}");
+    }
+}
+
+#[test]
+fn layernorm_rows() {
+    // row [1, 3]: mean 2, variance 1 -> [-1, 1] (eps 0); gamma [2, 1], beta [0, 10]
+    let t = tiny("layernorm_rows")
+        .input("in", F32, &[1.0, 3.0, 5.0, 5.0])
+        .input("gamma", F32, &[2.0, 1.0])
+        .input("beta", F32, &[0.0, 10.0])
+        .output("out", F32, 4)
+        .scalar("eps", F32, 0.0)
+        .params("cols = 2");
+    // the second row is constant: 0 / sqrt(0 + 0) is NaN without eps
+    let got = t.expect("out");
+    same(got[..2].to_vec(), &[-2.0, 11.0]);
+    assert!(got[2].is_nan() && got[3].is_nan(), "{got:?}");
+}
+
+#[test]
+fn conv2d_3x3() {
+    // 3 x 3 image, all-ones weights: sums over the in-bounds 3 x 3 neighbourhoods
+    let t = tiny("conv2d_3x3")
+        .input("in", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+        .input("w", F32, &[1.0; 9])
+        .output("out", F32, 9)
+        .scalar("width", S32, 3.0)
+        .scalar("height", S32, 3.0);
+    same(
+        t.expect("out"),
+        &[12.0, 21.0, 16.0, 27.0, 45.0, 33.0, 24.0, 39.0, 28.0],
+    );
+}
+
+#[test]
+fn sort_chunks() {
+    let t = tiny("sort_chunks")
+        .input("in", U32, &[3.0, 1.0, 4.0, 1.0, 4294967295.0, 9.0, 2.0, 6.0])
+        .output("out", U32, 8)
+        .params("chunk = 4");
+    same(
+        t.expect("out"),
+        &[1.0, 1.0, 3.0, 4.0, 2.0, 6.0, 9.0, 4294967295.0],
+    );
+}
+
+#[test]
+fn gemv_rows() {
+    // [1 2 3; 4 5 6] [1 0 -1] = [-2 -2]
+    let t = tiny("gemv_rows")
+        .input("A", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        .input("x", F32, &[1.0, 0.0, -1.0])
+        .output("y", F32, 2)
+        .scalar("rows", S32, 2.0)
+        .scalar("cols", S32, 3.0);
+    same(t.expect("y"), &[-2.0, -2.0]);
+}
+
+#[test]
 fn every_reference_has_a_test_here() {
     let src = include_str!("references.rs");
     for r in references() {
