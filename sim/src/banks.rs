@@ -83,6 +83,16 @@ impl Geometry {
         let b = if self.pow2 { word & (self.banks - 1) } else { word % self.banks };
         b as usize % 64
     }
+
+    /// The (word, bank) pairs the active lanes touch, lane by lane, `per_lane` words each.
+    #[inline(always)]
+    fn words(self, addr: &[u64; 32], mask: u32, per_lane: u64) -> impl Iterator<Item = (u64, usize)> + '_ {
+        let lanes = std::iter::successors((mask != 0).then_some(mask), |m| Some(m & (m - 1)).filter(|&m| m != 0));
+        lanes.flat_map(move |m| {
+            let w0 = self.word(addr[m.trailing_zeros() as usize]);
+            (w0..w0 + per_lane).map(move |w| (w, self.bank(w)))
+        })
+    }
 }
 
 /// Max over banks of the distinct words the phase touches in that bank.
@@ -93,19 +103,12 @@ fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_byt
     // While every bank sees one distinct word (conflict-free or broadcast), one wavefront.
     let mut used = 0u64;
     let mut first = [0u64; 64];
-    let mut m = mask;
-    while m != 0 {
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let w0 = g.word(addr[l]);
-        for word in w0..w0 + per_lane {
-            let b = g.bank(word);
-            if used >> b & 1 == 0 {
-                used |= 1 << b;
-                first[b] = word;
-            } else if first[b] != word {
-                return conflicted(addr, mask, per_lane, g);
-            }
+    for (word, b) in g.words(addr, mask, per_lane) {
+        if used >> b & 1 == 0 {
+            used |= 1 << b;
+            first[b] = word;
+        } else if first[b] != word {
+            return conflicted(addr, mask, per_lane, g);
         }
     }
     1
@@ -120,23 +123,16 @@ fn conflicted(addr: &[u64; 32], mask: u32, per_lane: u64, g: Geometry) -> u32 {
     let mut extra = [0u64; 128];
     let mut n = 0;
     let mut max = 1;
-    let mut m = mask;
-    while m != 0 {
-        let l = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let w0 = g.word(addr[l]);
-        for word in w0..w0 + per_lane {
-            let b = g.bank(word);
-            if used >> b & 1 == 0 {
-                used |= 1 << b;
-                first[b] = word;
-                count[b] = 1;
-            } else if first[b] != word && !extra[..n].contains(&word) {
-                extra[n] = word;
-                n += 1;
-                count[b] += 1;
-                max = max.max(count[b]);
-            }
+    for (word, b) in g.words(addr, mask, per_lane) {
+        if used >> b & 1 == 0 {
+            used |= 1 << b;
+            first[b] = word;
+            count[b] = 1;
+        } else if first[b] != word && !extra[..n].contains(&word) {
+            extra[n] = word;
+            n += 1;
+            count[b] += 1;
+            max = max.max(count[b]);
         }
     }
     max
