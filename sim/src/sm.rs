@@ -333,6 +333,8 @@ pub struct Sm {
     mshr_waiters: std::collections::HashMap<u64, Vec<(u32, u64)>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
+    /// Retired warps whose buffers the next admitted warps reuse.
+    spare: Vec<TWarp>,
     /// Cycle the CTA launcher is free again: an SM launches its CTAs one at a time.
     launch_free: u64,
     l1_caches_global: bool,
@@ -368,6 +370,7 @@ impl Sm {
             l1_free: 0,
             mshr_waiters: std::collections::HashMap::new(),
             smem_free: 0,
+            spare: Vec::new(),
             launch_free: 0,
             l1_caches_global,
             warps: Vec::new(),
@@ -430,10 +433,23 @@ impl Sm {
         let mut wids = Vec::new();
         let nsp = self.sps.len();
         for s in 0..d.warps_per_cta() {
-            let mut w = Warp::new(s, threads, &k.prog);
+            // A retired warp's buffers serve the new one (no allocation per warp).
+            let spare = self.spare.pop();
+            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups) = match spare {
+                Some(t) => (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups),
+                None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default()),
+            };
+            w.reset(s, threads, &k.prog);
             if frame0 > 0 {
                 w.ensure_local(frame0);
             }
+            reg_ready.clear();
+            reg_ready.resize(nregs, 0);
+            reg_dep.clear();
+            reg_dep.resize(nregs, Dep::None);
+            groups.iter_mut().for_each(|g: &mut std::collections::VecDeque<Group>| g.clear());
+            after_copies.clear();
+            wgmma_groups.clear();
             let wi = match self.warps.iter().position(|x| x.is_none()) {
                 Some(i) => i,
                 None => {
@@ -446,19 +462,19 @@ impl Sm {
                 w,
                 cta: slot,
                 sp,
-                reg_ready: vec![0; nregs],
-                reg_dep: vec![Dep::None; nregs],
+                reg_ready,
+                reg_dep,
                 next: start,
                 next_dep: Dep::Launch,
                 unit: self.table.unit(0),
                 accounted: self.now.min(start),
                 age: self.next_age,
                 uid: first_warp_uid + s as u64,
-                groups: Default::default(),
+                groups,
                 waiting_groups: None,
-                after_copies: Vec::new(),
+                after_copies,
                 wgmma_open: 0,
-                wgmma_groups: std::collections::VecDeque::new(),
+                wgmma_groups,
             });
             self.next_age += 1;
             self.sps[sp].warps.push(wi);
@@ -1200,7 +1216,7 @@ impl Sm {
         if cta.live_warps == 0 {
             let cta = self.ctas[cta_slot].take().expect("CTA exists");
             for w in cta.warps {
-                self.warps[w] = None;
+                self.spare.extend(self.warps[w].take());
             }
             let c = arena.get(cl);
             let linear = c.ctas[rank].linear;

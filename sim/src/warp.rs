@@ -83,16 +83,13 @@ pub struct Warp {
 
 impl Warp {
     pub fn new(slot: u32, threads: u32, prog: &Program) -> Warp {
-        let first = slot * 32;
-        let n = threads.saturating_sub(first).min(32);
-        let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        Warp {
+        let mut w = Warp {
             slot,
-            regs: vec![0; prog.regs.len() * 32],
+            regs: Vec::new(),
             carry: 0,
-            stack: vec![SimtEntry { pc: 0, rpc: RECONV_EXIT, mask: valid }],
+            stack: Vec::new(),
             calls: Vec::new(),
-            valid,
+            valid: 0,
             exited: 0,
             local: Vec::new(),
             frame_base: 0,
@@ -100,7 +97,32 @@ impl Warp {
             issued: 0,
             pending_red: None,
             cluster_phase: 0,
-        }
+        };
+        w.reset(slot, threads, prog);
+        w
+    }
+
+    /// Makes this a fresh warp `slot` of a CTA of `threads` threads (registers zero, at the
+    /// entry), keeping its buffers: the timing model recycles retired warps this way.
+    pub fn reset(&mut self, slot: u32, threads: u32, prog: &Program) {
+        let first = slot * 32;
+        let n = threads.saturating_sub(first).min(32);
+        let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        self.slot = slot;
+        self.regs.clear();
+        self.regs.resize(prog.regs.len() * 32, 0);
+        self.carry = 0;
+        self.stack.clear();
+        self.stack.push(SimtEntry { pc: 0, rpc: RECONV_EXIT, mask: valid });
+        self.calls.clear();
+        self.valid = valid;
+        self.exited = 0;
+        self.local.clear();
+        self.frame_base = 0;
+        self.state = WarpState::Ready;
+        self.issued = 0;
+        self.pending_red = None;
+        self.cluster_phase = 0;
     }
 
     #[inline]
