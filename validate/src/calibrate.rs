@@ -69,7 +69,7 @@ pub const KNOBS: [Knob; 14] = [
     Knob { key: "l1.latency", lo: 8.0, hi: 200.0, integer: true, workloads: &["chase_l1"] },
     Knob { key: "l2.hit_latency", lo: 50.0, hi: 480.0, integer: true, workloads: &["chase_l2"] },
     Knob { key: "dram.latency", lo: 500.0, hi: 2000.0, integer: true, workloads: &["chase_dram"] },
-    Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, integer: false, workloads: &["stream_copy"] },
+    Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, integer: false, workloads: &["stream_copy_vec4"] },
     Knob { key: "l2.atomics_per_cycle_per_slice", lo: 0.02, hi: 8.0, integer: false, workloads: &["atomic_global_1"] },
     Knob { key: "l2.atomic_words_per_cycle_per_slice", lo: 0.25, hi: 64.0, integer: false, workloads: &["atomic_global_32"] },
     Knob { key: "misc.dsmem_latency", lo: 20.0, hi: 2000.0, integer: true, workloads: &["dsmem_latency"] },

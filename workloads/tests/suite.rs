@@ -213,7 +213,7 @@ fn diff(old: &str, new: &str) -> String {
 /// the caches) and `launch_wide` (32 one-warp CTAs per SM on all 132 SMs).
 #[test]
 fn sizes_are_simulator_friendly() {
-    const LARGE: [&str; 2] = ["stream_copy", "launch_wide"];
+    const LARGE: [&str; 3] = ["stream_copy", "stream_copy_vec4", "launch_wide"];
     for name in bundled_names().into_iter().filter(|n| !LARGE.contains(n)) {
         let w = Workload::bundled(name).unwrap();
         let threads = w.launch.blocks() * w.launch.threads_per_block();
