@@ -59,12 +59,19 @@ pub enum Class {
     Mul64,
     /// 64-bit integer comparisons.
     Setp64,
+    /// `sin`/`cos.approx.f32`: `FMUL.RZ` (range reduction) and `MUFU.SIN`/`COS` (H200 SASS of
+    /// `sfu_sin`; `cos` assumed alike).
+    SfuRangeReduced,
+    /// `ex2`/`rsqrt.approx.f32` without `.ftz`: `MUFU` inside a denormal guard, `FSETP`, a
+    /// predicated `FMUL` before and one after (H200 SASS of `sfu_ex2`, `sfu_rsqrt`); with `.ftz`
+    /// they are a bare `MUFU`.
+    SfuDenormalGuard,
     /// Everything else: one SASS instruction.
     Other,
 }
 
 impl Class {
-    pub const ALL: [Class; 19] = [
+    pub const ALL: [Class; 21] = [
         Class::Entry,
         Class::LdParam,
         Class::MovSpecial,
@@ -83,6 +90,8 @@ impl Class {
         Class::Shift64,
         Class::Mul64,
         Class::Setp64,
+        Class::SfuRangeReduced,
+        Class::SfuDenormalGuard,
         Class::Other,
     ];
 
@@ -107,6 +116,8 @@ impl Class {
             Class::Shift64 => "shift64",
             Class::Mul64 => "mul64",
             Class::Setp64 => "setp64",
+            Class::SfuRangeReduced => "sfu_range_reduced",
+            Class::SfuDenormalGuard => "sfu_denormal_guard",
             Class::Other => "other",
         }
     }
@@ -122,7 +133,8 @@ impl Class {
             Class::Entry => 2,
             Class::LdParam | Class::MovSpecial | Class::CvtSignExtend | Class::Other => 1,
             Class::Move | Class::Cvta | Class::CvtZeroExtend => 0,
-            Class::DivF32Approx | Class::Int64 | Class::Shift64 | Class::Setp64 => 2,
+            Class::DivF32Approx | Class::Int64 | Class::Shift64 | Class::Setp64 | Class::SfuRangeReduced => 2,
+            Class::SfuDenormalGuard => 4,
             Class::DivF32 => 9,
             Class::DivF64 => 12,
             Class::DivInt => 10,
@@ -204,6 +216,8 @@ pub fn class(inst: &Inst) -> Class {
         Op::Shl | Op::Shr if wide64 => Class::Shift64,
         Op::Mul | Op::Mad if wide64 => Class::Mul64,
         Op::Setp if wide64 => Class::Setp64,
+        Op::Sin | Op::Cos if ty == Ty::F32 => Class::SfuRangeReduced,
+        Op::Ex2 | Op::Rsqrt if ty == Ty::F32 && !m.has(flag::FTZ) => Class::SfuDenormalGuard,
         _ => Class::Other,
     }
 }
@@ -339,6 +353,18 @@ mod tests {
         );
         let c: Vec<u8> = p.insts.iter().map(|i| CostTable::default().get(class(i))).collect();
         assert_eq!(c, vec![1, 0, 1, 0, 2, 1, 9, 0, 1, 1]);
+    }
+
+    #[test]
+    fn sfu_approximations_cost_what_ptxas_wraps_around_the_mufu() {
+        // H200 SASS: ex2/rsqrt without .ftz sit in a denormal guard (FSETP, FMUL, MUFU, FMUL);
+        // with .ftz a bare MUFU; sin is FMUL.RZ + MUFU.SIN.
+        let p = prog(
+            "ex2.approx.f32 %f1, %f2;\nex2.approx.ftz.f32 %f1, %f2;\nrsqrt.approx.f32 %f1, %f2;\n\
+             rsqrt.approx.ftz.f32 %f1, %f2;\nsin.approx.f32 %f1, %f2;\ncos.approx.ftz.f32 %f1, %f2;\nret;",
+        );
+        let c: Vec<u8> = p.insts.iter().map(|i| CostTable::default().get(class(i))).collect();
+        assert_eq!(c, vec![4, 1, 4, 1, 2, 2, 1]);
     }
 
     #[test]

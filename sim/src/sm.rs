@@ -681,14 +681,24 @@ impl Sm {
         // Timing.
         let unit = self.sps[sp].pipe_for(info.unit, now);
         let p = *pipe(&self.cfg, unit);
-        let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * cost.max(1);
+        // A multi-op SFU instruction is one MUFU among FP32 operations (range reduction, the
+        // denormal guard, the multiply of div.approx): the SFU is held for the MUFU, the FP32
+        // pipe for the rest, and the chain adds their latency.
+        let fp32_ops = if unit == Unit::Sfu { cost.saturating_sub(1) } else { 0 };
+        let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1);
         let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;
+        let fp32 = self.cfg.pipes.fp32;
+        let lat = lat + fp32_ops * fp32.latency as u64;
         // Folded instructions (address arithmetic, moves) have no latency of their own.
         let lat = if cost == 0 && self.trace.mask == 0 { 0 } else { lat };
         // The tensor pipe's occupancy is the matrix shape's (`matrix_timing`), not a lane count.
         if cost > 0 && unit != Unit::Tensor {
             let spp = &mut self.sps[sp];
             spp.pipe_free[unit as usize] = spp.pipe_free[unit as usize].max(now) + occupancy;
+            if fp32_ops > 0 {
+                let f = &mut spp.pipe_free[Unit::Fp32 as usize];
+                *f = (*f).max(now) + (32 / fp32.lanes.max(1)).max(1) as u64 * fp32_ops;
+            }
         }
         let defs = &self.k.prog.insts[pc as usize].defs;
         {
