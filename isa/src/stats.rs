@@ -16,6 +16,9 @@ pub struct KernelSummary {
     /// Instructions of device functions lowered alongside it.
     pub func_insts: usize,
     pub regs: usize,
+    /// Peak PTX register pressure in 32-bit registers ([`crate::liveness::estimate_registers`]):
+    /// before ptxas scheduling and rematerialization, so a rough guide to what it allocates.
+    pub pressure: u32,
     /// (name, type, bytes) of each parameter.
     pub params: Vec<(String, String, u64)>,
     pub static_smem: u64,
@@ -29,6 +32,7 @@ pub fn summarize(p: &Program) -> KernelSummary {
         insts: body,
         func_insts: p.insts.len() - body,
         regs: p.regs.len(),
+        pressure: crate::liveness::estimate_registers(p),
         params: p
             .params
             .iter()
@@ -51,8 +55,8 @@ impl fmt::Display for KernelSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} instructions ({} in device functions), {} virtual registers, {} B static shared, target {}",
-            self.name, self.insts, self.func_insts, self.regs, self.static_smem, self.target
+            "{}: {} instructions ({} in device functions), {} virtual registers (peak pressure {} 32-bit), {} B static shared, target {}",
+            self.name, self.insts, self.func_insts, self.regs, self.pressure, self.static_smem, self.target
         )?;
         for (n, t, b) in &self.params {
             write!(f, "\n    param {n}: .{t} ({b} B)")?;
