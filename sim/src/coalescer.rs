@@ -116,7 +116,7 @@ fn strict_cc10(addr: &[u64; 32], m: u32, size: u64, lane0: u32, out: &mut Vec<Tx
     let first_lane = m.trailing_zeros();
     let base = addr[first_lane as usize] - (first_lane - lane0) as u64 * size;
     let coalesced = matches!(size, 4 | 8 | 16)
-        && base % seg == 0
+        && base.is_multiple_of(seg)
         && (0..16).all(|i| {
             let l = (lane0 + i) as usize;
             m >> l & 1 == 0 || addr[l] == base + i as u64 * size

@@ -400,7 +400,7 @@ impl Ctx<'_, '_> {
                 Ok(if remote { TraceSpace::Remote } else { TraceSpace::Shared })
             }
             Space::Local => {
-                let end = addr.checked_add(n).unwrap_or(u64::MAX);
+                let end = addr.saturating_add(n);
                 let have = w.local.get(lane).map_or(0, |l| l.len() as u64);
                 if end > have {
                     return Err(self.fault(w, lane, oob("local", format!("the thread's frame is {have} bytes"))));
@@ -419,7 +419,7 @@ impl Ctx<'_, '_> {
                     return Err(self.fault(w, lane, oob("param", "kernel parameters are read-only".into())));
                 }
                 let p = &self.env.k.params;
-                let end = addr.checked_add(n).unwrap_or(u64::MAX);
+                let end = addr.saturating_add(n);
                 if end > p.len() as u64 {
                     return Err(self.fault(w, lane, oob("param", format!("the kernel has {} bytes of parameters", p.len()))));
                 }

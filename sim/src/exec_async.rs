@@ -40,7 +40,7 @@ fn shared_operand(c: &Ctx<'_, '_>, w: &Warp, o: &Opnd, space: Space, lane: usize
 /// Reads, updates and writes back the mbarrier at (cta, off).
 fn with_mbar<R>(c: &mut Ctx<'_, '_>, w: &Warp, lane: usize, cta: usize, off: u64, f: impl FnOnce(&mut Mbar) -> R) -> Result<R, Fault> {
     let smem = &mut c.env.ctas[cta].smem;
-    if off % 8 != 0 || off + 8 > smem.len() as u64 {
+    if !off.is_multiple_of(8) || off + 8 > smem.len() as u64 {
         let size = smem.len();
         return Err(c.fault(
             w,
@@ -63,7 +63,7 @@ fn with_mbar<R>(c: &mut Ctx<'_, '_>, w: &Warp, lane: usize, cta: usize, off: u64
 
 /// Applies an mbarrier completion event (used by the functional runner and the timing model).
 pub fn apply_event(smem: &mut [u8], off: u64, ev: &AsyncEvent) -> bool {
-    if off % 8 != 0 || off + 8 > smem.len() as u64 {
+    if !off.is_multiple_of(8) || off + 8 > smem.len() as u64 {
         return false;
     }
     let r = off as usize..off as usize + 8;

@@ -98,7 +98,7 @@ impl Kernel {
             return bad(format!("{} threads per block exceed 1024", dims.threads_per_cta()));
         }
         for k in 0..3 {
-            if dims.grid[k] % dims.cluster[k] != 0 {
+            if !dims.grid[k].is_multiple_of(dims.cluster[k]) {
                 return bad(format!("grid {:?} is not a multiple of the cluster shape {:?}", dims.grid, dims.cluster));
             }
         }

@@ -115,7 +115,7 @@ impl DeviceMemory {
 
     /// Checks that `[addr, addr+len)` lies inside one allocation and is aligned to `align`.
     pub fn check(&self, addr: u64, len: u64, align: u64) -> Result<(), AccessError> {
-        if align > 1 && addr % align != 0 {
+        if align > 1 && !addr.is_multiple_of(align) {
             return Err(AccessError::Misaligned);
         }
         let i = self.allocs.partition_point(|a| a.base <= addr);

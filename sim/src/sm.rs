@@ -104,7 +104,7 @@ fn unit_of(c: Class) -> Unit {
     }
 }
 
-fn pipe<'c>(cfg: &'c ArchConfig, u: Unit) -> &'c Pipe {
+fn pipe(cfg: &ArchConfig, u: Unit) -> &Pipe {
     let p = &cfg.pipes;
     match u {
         // Resolved to Int or Imul at issue (`SubPart::pipe_for`); the INT pipe's figures otherwise.
@@ -609,7 +609,7 @@ impl Sm {
                 cand.sort_by_key(|&wi| age(wi));
                 cand.truncate(active);
                 let m = cand.len().max(1);
-                let wi = (1..=m).map(|d| cand.get((sp.last + d) % m).copied()).flatten().find(|&wi| self.eligible(sp, wi));
+                let wi = (1..=m).filter_map(|d| cand.get((sp.last + d) % m).copied()).find(|&wi| self.eligible(sp, wi));
                 wi.map(|wi| sp.warps.iter().position(|&x| x == wi).expect("candidates are warps of the list"))
             }
         }?;

@@ -182,10 +182,10 @@ pub fn write(dir: &Path, rows: &[Row], s: &Summary) -> Result<Vec<PathBuf>, Erro
         .iter()
         .map(|r| ValidationPoint { workload: r.workload.clone(), measured_cycles: r.measured_cycles, simulated_cycles: r.simulated_cycles })
         .collect();
-    let spec = FigureSpec::new(&format!("{} vs {} ({} workloads)", s.arch, "H200", s.n), Column::Double)
+    let spec = FigureSpec::new(format!("{} vs {} ({} workloads)", s.arch, "H200", s.n), Column::Double)
         .x_label("measured cycles (H200, gpc__cycles_elapsed.max)")
-        .y_label(&format!("simulated cycles ({})", s.arch));
-    let fig = warpsim_reports::validation_scatter(&points, &ScatterOptions { error_band: 0.25, label_outliers: true }, &spec, &dir.join("scatter"))
+        .y_label(format!("simulated cycles ({})", s.arch));
+    let fig = warpsim_reports::validation_scatter(&points, &ScatterOptions { error_band: 0.25, label_outliers: true }, &spec, dir.join("scatter"))
         .map_err(report)?;
     Ok(vec![csv_path, json_path, fig.png, fig.svg])
 }

@@ -29,7 +29,7 @@ fn out_f64(buffer: &str, values: impl IntoIterator<Item = f64>) -> Vec<Expected>
 
 /// `rows` full rows of `cols` elements in `len` elements, or a Shape error naming `what`.
 fn rows_of(what: &str, len: usize, cols: usize) -> Result<usize, RefError> {
-    if len % cols != 0 {
+    if !len.is_multiple_of(cols) {
         return Err(shape(format!("{what}: {len} elements are not whole rows of {cols}")));
     }
     Ok(len / cols)
