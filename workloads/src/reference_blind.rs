@@ -400,7 +400,7 @@ mod tests {
         assert_eq!(y, [16_777_218.0]);
         // column-major: rows 0 and 1 of width 2
         let y = ell_spmv(&[0, 1, 1, 0], &[1.0, 2.0, 3.0, 4.0], &[10.0, 100.0], 2, 2).unwrap();
-        assert_eq!(y, [310.0, 60.0]);
+        assert_eq!(y, [310.0, 240.0]);
         assert_eq!(ell_spmv(&[5], &[1.0], &x, 1, 1), None);
     }
 
