@@ -324,6 +324,12 @@ pub fn references() -> &'static [Reference] {
             in ["in"], out ["out"], timing [], scalars [], params ["chunk"] => blind::sort_chunks;
         "gemv_rows": "y = A x (rows x cols, row-major), f32: 32 lane-strided fmaf sums and a shfl.xor butterfly",
             in ["A", "x"], out ["y"], timing [], scalars ["rows", "cols"], params [] => blind::gemv_rows;
+        "spmv_ell": "y = A x for ELLPACK (cols, vals: `width` entries per row, column-major), f32 fmaf in entry order",
+            in ["cols", "vals", "x"], out ["y"], timing [], scalars ["rows"], params ["width"] => blind::spmv_ell;
+        "nbody_tile": "acc = all-pairs accelerations sum_j m_j d / (|d|^2 + eps2)^1.5 of the n bodies (x, y, z, m) of pos, f64",
+            in ["pos"], out ["acc"], timing [], scalars ["n", "eps2"], params [] => blind::nbody_tile;
+        "kmeans_assign": "labels = index of the nearest of `k` centroids for each 2-D point, f32 fmaf(dy, dy, dx * dx), ties to the lowest",
+            in ["points", "centroids"], out ["labels"], timing [], scalars ["n"], params ["k"] => blind::kmeans_assign;
     };
     REFS
 }

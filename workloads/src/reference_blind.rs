@@ -1,13 +1,15 @@
 //! CPU references of the "blind" workloads (`suite/blind/`): softmax and layer normalization over
-//! rows, a direct 3x3 convolution, a per-block sort and a GEMV. Registered in
-//! [`crate::references`].
+//! rows, a direct 3x3 convolution, a per-block sort, a GEMV, an ELLPACK SpMV, all-pairs n-body
+//! accelerations and a k-means assignment step. Registered in [`crate::references`];
+//! `prefix_sum_blocks` and `histogram256_smem` use the generic `block_scan` and `histogram`.
 //!
-//! `conv2d_3x3` and `gemv_rows` mimic the kernels' f32 operation order (`f32::mul_add` is the
-//! correctly rounded `fma.rn.f32`; f32 addition is commutative bit for bit, so a butterfly of
-//! `shfl.xor` adds is reproduced by simulating the 32 lanes), so their checks are bitwise.
-//! `softmax_rows` and `layernorm_rows` use `ex2.approx` / `rsqrt.approx` in the kernel and compute
-//! in f64 here, for a tolerance check. Each kernel's compile-time row width is a
-//! `[check.params] cols` entry (keep it in step with `suite/blind/kernel.cu`).
+//! `conv2d_3x3`, `gemv_rows`, `spmv_ell` and `kmeans_assign` mimic the kernels' f32 operation
+//! order (`f32::mul_add` is the correctly rounded `fma.rn.f32`; f32 addition is commutative bit for
+//! bit, so a butterfly of `shfl.xor` adds is reproduced by simulating the 32 lanes), so their checks
+//! are bitwise. `softmax_rows`, `layernorm_rows` and `nbody_tile` use `ex2.approx` /
+//! `rsqrt.approx` in the kernel and compute in f64 here, for a tolerance check. Each kernel's
+//! compile-time sizes are `[check.params]` entries (`cols`, `chunk`, `width`, `k`; keep them in
+//! step with `suite/blind/kernel.cu`).
 
 use crate::dtype::Value;
 use crate::reference::{int, Expected, RefCtx, RefError};
@@ -195,6 +197,119 @@ pub(crate) fn gemv_rows(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     Ok(out_f64("y", y))
 }
 
+// --- SpMV, ELLPACK ---------------------------------------------------------------------------
+
+/// `y = A x` for an ELL matrix of `width` entries per row stored column-major (entry k of row r
+/// at `k * rows + r`), in the kernel's order: `acc = fmaf(vals, x[col], acc)` for k = 0, 1, ...
+/// from 0. `None` for a column index outside `x`.
+pub(crate) fn ell_spmv(cols: &[i128], vals: &[f32], x: &[f32], rows: usize, width: usize) -> Option<Vec<f32>> {
+    (0..rows)
+        .map(|r| {
+            (0..width).try_fold(0.0f32, |acc, k| {
+                let c = usize::try_from(cols[k * rows + r]).ok()?;
+                Some(vals[k * rows + r].mul_add(*x.get(c)?, acc))
+            })
+        })
+        .collect()
+}
+
+/// `y = A x`, A in ELLPACK (`cols`, `vals`: `width` x `rows`, column-major), f32 as the kernel.
+pub(crate) fn spmv_ell(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let width = c.count_param("width")?;
+    let rows = c.scalar_int("rows")?.max(0) as usize;
+    let cols: Vec<i128> = c.values("cols")?.into_iter().map(int).collect();
+    let (vals, x) = (floats(c, "vals")?, floats(c, "x")?);
+    let ny = c.spec("y")?.len as usize;
+    if cols.len() < rows * width || vals.len() < rows * width || ny != rows {
+        return Err(shape(format!(
+            "ELL of {rows} rows x {width}: cols has {}, vals {}, y {ny} elements",
+            cols.len(),
+            vals.len()
+        )));
+    }
+    let y = ell_spmv(&cols, &vals, &x, rows, width).ok_or_else(|| shape("a column index is outside x"))?;
+    Ok(out_f64("y", y.into_iter().map(f64::from)))
+}
+
+// --- n-body ----------------------------------------------------------------------------------
+
+/// Gravitational accelerations in f64: body i (x, y, z, mass in `pos[4i..4i + 4]`) gets
+/// `sum_j m_j d / (|d|^2 + eps2)^(3/2)` with `d = p_j - p_i` (j = i included: it adds 0), as
+/// (ax, ay, az, 0).
+pub(crate) fn nbody(pos: &[f32], eps2: f64) -> Vec<f64> {
+    let p: Vec<[f64; 4]> = pos.chunks_exact(4).map(|b| [b[0], b[1], b[2], b[3]].map(f64::from)).collect();
+    let mut out = Vec::with_capacity(4 * p.len());
+    for pi in &p {
+        let mut a = [0.0f64; 3];
+        for pj in &p {
+            let d = [pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]];
+            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+            let s = pj[3] / (r2 * r2.sqrt());
+            for k in 0..3 {
+                a[k] += d[k] * s;
+            }
+        }
+        out.extend([a[0], a[1], a[2], 0.0]);
+    }
+    out
+}
+
+/// `acc` = all-pairs accelerations of the `n` bodies of `pos` (x, y, z, mass), softening `eps2`.
+/// The kernel's f32 sums of n terms cancel heavily (the terms' magnitudes add up to far more than
+/// the result), so its error against this is ~1e-4 at worst: the manifest's tolerance is 1e-3.
+pub(crate) fn nbody_tile(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let n = c.scalar_int("n")?.max(0) as usize;
+    let eps2 = c.scalar("eps2")?.as_f64() as f32 as f64;
+    let pos = floats(c, "pos")?;
+    let nacc = c.spec("acc")?.len as usize;
+    if pos.len() < 4 * n || nacc != 4 * n {
+        return Err(shape(format!("{n} bodies: pos has {}, acc {nacc} elements", pos.len())));
+    }
+    Ok(out_f64("acc", nbody(&pos[..4 * n], eps2)))
+}
+
+// --- k-means assignment ----------------------------------------------------------------------
+
+/// Index of the nearest centroid of each 2-D point (interleaved x, y), as the kernel computes it:
+/// `dx = px - cx`, `dy = py - cy` and `fmaf(dy, dy, dx * dx)` in f32, centroids in order, a
+/// strictly smaller distance replacing the best (ties keep the lowest index).
+pub(crate) fn nearest_centroid(points: &[f32], centroids: &[f32]) -> Vec<u32> {
+    points
+        .chunks_exact(2)
+        .map(|p| {
+            let mut best = (0u32, 0.0f32);
+            for (k, c) in centroids.chunks_exact(2).enumerate() {
+                let (dx, dy) = (p[0] - c[0], p[1] - c[1]);
+                let d = dy.mul_add(dy, dx * dx);
+                if k == 0 || d < best.1 {
+                    best = (k as u32, d);
+                }
+            }
+            best.0
+        })
+        .collect()
+}
+
+/// `labels` = nearest of the `k` centroids (f32 pairs) for each of the `n` points (f32 pairs).
+pub(crate) fn kmeans_assign(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let k = c.count_param("k")?;
+    let n = c.scalar_int("n")?.max(0) as usize;
+    let (points, centroids) = (floats(c, "points")?, floats(c, "centroids")?);
+    let nl = c.spec("labels")?.len as usize;
+    if points.len() < 2 * n || centroids.len() < 2 * k || nl != n {
+        return Err(shape(format!(
+            "{n} points, {k} centroids: points has {}, centroids {}, labels {nl} elements",
+            points.len(),
+            centroids.len()
+        )));
+    }
+    let labels = nearest_centroid(&points[..2 * n], &centroids[..2 * k]);
+    Ok(vec![Expected {
+        buffer: "labels".into(),
+        values: labels.into_iter().map(|l| Some(Value::Int(l.into()))).collect(),
+    }])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +387,33 @@ mod tests {
         let ones = vec![1.0f32; 32];
         assert_eq!(warp_dot(&a, &ones), 16_777_216.0);
         assert_eq!(a.iter().sum::<f32>(), 16_777_218.0);
+    }
+
+    #[test]
+    fn ell_spmv_is_a_chain_of_fmas_in_entry_order() {
+        // one row, entries 2^24, 1, 1 (x all ones): fmaf from 0 in order rounds 2^24 + 1 to 2^24
+        // twice, where the other order would be exact
+        let x = [1.0f32; 3];
+        let y = ell_spmv(&[0, 1, 2], &[16_777_216.0, 1.0, 1.0], &x, 1, 3).unwrap();
+        assert_eq!(y, [16_777_216.0]);
+        let y = ell_spmv(&[0, 1, 2], &[1.0, 1.0, 16_777_216.0], &x, 1, 3).unwrap();
+        assert_eq!(y, [16_777_218.0]);
+        // column-major: rows 0 and 1 of width 2
+        let y = ell_spmv(&[0, 1, 1, 0], &[1.0, 2.0, 3.0, 4.0], &[10.0, 100.0], 2, 2).unwrap();
+        assert_eq!(y, [310.0, 240.0]);
+        assert_eq!(ell_spmv(&[5], &[1.0], &x, 1, 1), None);
+    }
+
+    #[test]
+    fn nearest_centroid_ties_and_nbody_symmetry() {
+        let c = [0.0f32, 0.0, 2.0, 0.0, 0.0, 2.0, 2.0, 0.0];
+        // (1, 0) ties centroids 0 and 1 (and 3, a duplicate of 1): the lowest index
+        assert_eq!(nearest_centroid(&[1.0, 0.0, 1.9, 0.1, 0.1, 1.9], &c), [0, 1, 2]);
+        // equal masses: equal and opposite accelerations
+        let a = nbody(&[0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 1.0], 0.5);
+        for k in 0..3 {
+            assert!((a[k] + a[4 + k]).abs() < 1e-15 && a[k] > 0.0);
+        }
+        assert!((a[0] - 1.0 / 9.5f64.powf(1.5)).abs() < 1e-15);
     }
 }

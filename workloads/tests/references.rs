@@ -676,6 +676,55 @@ fn gemv_rows() {
 }
 
 #[test]
+fn spmv_ell() {
+    // 3 rows x 2 entries, column-major: row 0 = 1*x0 + 2*x2, row 1 = 3*x1 + 0*x0, row 2 = -1*x2 + 4*x1
+    let t = tiny("spmv_ell")
+        .input("cols", S32, &[0.0, 1.0, 2.0, 2.0, 0.0, 1.0])
+        .input("vals", F32, &[1.0, 3.0, -1.0, 2.0, 0.0, 4.0])
+        .input("x", F32, &[1.0, 2.0, 3.0])
+        .output("y", F32, 3)
+        .scalar("rows", S32, 3.0)
+        .params("width = 2");
+    same(t.expect("y"), &[7.0, 6.0, 5.0]);
+}
+
+#[test]
+fn nbody_tile() {
+    // mass 1 at the origin and mass 2 at (3, 4, 0), eps2 = 0: |d| = 5, a_0 = 2 (3, 4, 0) / 125,
+    // a_1 = -(3, 4, 0) / 125
+    let t = tiny("nbody_tile")
+        .input("pos", F32, &[0.0, 0.0, 0.0, 1.0, 3.0, 4.0, 0.0, 2.0])
+        .output("acc", F32, 8)
+        .scalar("n", S32, 2.0)
+        .scalar("eps2", F32, 0.0);
+    // the self term is 0 / 0 without softening: NaN, like the kernel's 0 * rsqrt(0)^3
+    let got = t.expect("acc");
+    assert!(got[0].is_nan(), "{got:?}");
+    let t = tiny("nbody_tile")
+        .input("pos", F32, &[0.0, 0.0, 0.0, 1.0, 3.0, 4.0, 0.0, 2.0])
+        .output("acc", F32, 8)
+        .scalar("n", S32, 2.0)
+        .scalar("eps2", F32, 1e-30);
+    let want = [6.0 / 125.0, 8.0 / 125.0, 0.0, 0.0, -3.0 / 125.0, -4.0 / 125.0, 0.0, 0.0];
+    for (g, w) in t.expect("acc").iter().zip(want) {
+        assert!((g - w).abs() < 1e-12, "{g} vs {w}");
+    }
+}
+
+#[test]
+fn kmeans_assign() {
+    // centroids (0, 0), (1, 0), (0, 1); the point (0.5, 0) is equidistant from the first two:
+    // lowest index
+    let t = tiny("kmeans_assign")
+        .input("points", F32, &[0.9, 0.1, 0.1, 0.8, -1.0, -1.0, 0.5, 0.0])
+        .input("centroids", F32, &[0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+        .output("labels", U32, 4)
+        .scalar("n", S32, 4.0)
+        .params("k = 3");
+    same(t.expect("labels"), &[1.0, 2.0, 0.0, 0.0]);
+}
+
+#[test]
 fn every_reference_has_a_test_here() {
     let src = include_str!("references.rs");
     for r in references() {
