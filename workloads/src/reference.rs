@@ -11,7 +11,7 @@
 //! it needs, which the manifest loader checks, so a reference never meets a missing input.
 
 use crate::data::InitData;
-use crate::dtype::Value;
+use crate::dtype::{DType, Value};
 use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
 use crate::reference_hopper as hopper;
@@ -31,6 +31,30 @@ pub enum RefError {
     InputSize { name: String, got: u64, want: u64 },
     #[error("{0}")]
     Shape(String),
+}
+
+/// An input buffer as bytes, decoded one element at a time: a 16 M-element buffer costs its
+/// 64 MB rather than 512 MB of decoded [`Value`]s (the streaming copies' references).
+pub struct Column {
+    dtype: DType,
+    bytes: Vec<u8>,
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        self.bytes.len() / self.dtype.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Element `i`, or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<Value> {
+        let n = self.dtype.size();
+        let b = self.bytes.get(i.checked_mul(n)?..i.checked_mul(n)?.checked_add(n)?)?;
+        Some(self.dtype.decode(self.dtype.read_bits(b)))
+    }
 }
 
 /// Expected contents of one output buffer: `None` elements are not compared.
@@ -115,12 +139,14 @@ impl<'a> RefCtx<'a> {
 
     /// Every element of an input buffer, decoded (materialises the buffer).
     pub fn values(&self, name: &str) -> Result<Vec<Value>, RefError> {
+        let col = self.column(name)?;
+        Ok((0..col.len()).filter_map(|i| col.get(i)).collect())
+    }
+
+    /// An input buffer's bytes, decoded element by element on demand.
+    pub fn column(&self, name: &str) -> Result<Column, RefError> {
         let (spec, data) = self.buffer(name)?;
-        let bytes = data.to_vec();
-        Ok(bytes
-            .chunks(spec.dtype.size())
-            .map(|c| spec.dtype.decode(spec.dtype.read_bits(c)))
-            .collect())
+        Ok(Column { dtype: spec.dtype, bytes: data.to_vec() })
     }
 
     /// One element, read without materialising the buffer (for huge sparse inputs).
@@ -346,7 +372,7 @@ fn map(
     let n = c.spec(out)?.len as usize;
     let cols = ins
         .iter()
-        .map(|i| c.values(i))
+        .map(|i| c.column(i))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some((name, col)) = ins.iter().zip(&cols).find(|(_, col)| col.len() < n) {
         return Err(RefError::Shape(format!(
@@ -358,7 +384,7 @@ fn map(
     let values = (0..n)
         .map(|i| {
             row.clear();
-            row.extend(cols.iter().map(|col| col[i]));
+            row.extend(cols.iter().filter_map(|col| col.get(i)));
             f(&row)
         })
         .collect();
@@ -415,14 +441,14 @@ fn sfu_start(x: Value, k: usize) -> f64 {
 
 fn strided_copy(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (stride, offset) = (c.scalar_int("stride")?, c.scalar_int("offset")?);
-    let input = c.values("in")?;
+    let input = c.column("in")?;
     let n = c.spec("out")?.len as i64;
     let values = (0..n)
         .map(|i| {
             let j = i * stride + offset;
-            input
-                .get(j as usize)
-                .copied()
+            usize::try_from(j)
+                .ok()
+                .and_then(|j| input.get(j))
                 .map(Some)
                 .ok_or_else(|| RefError::Shape(format!("in[{j}] out of range")))
         })
