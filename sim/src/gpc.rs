@@ -52,9 +52,9 @@ impl Gpc {
         v
     }
 
-    /// Places a cluster (its CTAs `linear[r]` by rank) if the GPC has room; the
-    /// CTAs' warps may issue `launch` cycles after their SM's clock. Returns the (global SM id,
-    /// CTA, start cycle) placements.
+    /// Places a cluster (its CTAs `linear[r]` by rank) if the GPC has room; each CTA starts when
+    /// its SM's launcher gives it a slot ([`Sm::launch_slot`]). Returns the (global SM id, CTA,
+    /// assignment cycle) placements.
     pub fn place(&mut self, dims: &LaunchDims, linear: &[u64], res: CtaRes, per_sm: usize, smem: u32) -> Option<Vec<(u32, u64, u64)>> {
         let free = self.free_slots(per_sm);
         if free.iter().map(|f| f.1).sum::<usize>() < linear.len() {

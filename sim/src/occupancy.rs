@@ -3,8 +3,8 @@
 //! All-or-nothing per CTA on threads, warps, CTA slots, registers (allocated per warp in units of
 //! `reg_alloc_unit`, warps granted in multiples of the sub-partition count: each SMSP holds a
 //! quarter of the register file, so 24-register single-warp CTAs fit 84 per H200 SM, not 85, as
-//! ncu's `launch__occupancy_limit_registers` says) and shared memory (static + dynamic, rounded to the allocation unit, plus
-//! the per-CTA system reservation). The shared-memory carve-out is the smallest configured one
+//! ncu's `launch__occupancy_limit_registers` says) and shared memory (static + dynamic, rounded
+//! to the allocation unit, plus the per-CTA system reservation). The shared-memory carve-out is the smallest configured one
 //! that does not reduce occupancy below what the other limits allow — what the driver picks by
 //! default — and the L1 gets the rest of the unified array.
 
@@ -58,25 +58,22 @@ pub fn occupancy(cfg: &ArchConfig, threads: u32, regs_per_thread: u32, smem_byte
     }
     let granule = sm.sub_partitions.max(1);
     let reg_warps = sm.registers / regs_per_warp.max(1) / granule * granule;
-    let mut limits = vec![
-        (sm.max_ctas, "ctas"),
-        (sm.max_threads / threads.max(1), "threads"),
-        (sm.max_warps / warps.max(1), "warps"),
-        (reg_warps / warps.max(1), "registers"),
-    ];
-    let others = limits.iter().map(|l| l.0).min().unwrap_or(1);
+    let (by_threads, by_warps, by_regs) = (sm.max_threads / threads.max(1), sm.max_warps / warps.max(1), reg_warps / warps.max(1));
+    let others = sm.max_ctas.min(by_threads).min(by_warps).min(by_regs);
     // Carve-out: the smallest option holding `others` CTAs' shared memory, else the largest.
     let options: Vec<u32> = if sm.smem_carveouts_kib.is_empty() { vec![sm.smem_kib] } else { sm.smem_carveouts_kib.clone() };
     let need = smem as u64 * others as u64;
     let carve = options.iter().copied().find(|&c| c as u64 * 1024 >= need).unwrap_or_else(|| options.iter().copied().max().unwrap_or(sm.smem_kib));
-    let smem_limit = if smem > 0 { (carve as u64 * 1024 / smem as u64) as u32 } else { sm.max_ctas };
-    limits.push((smem_limit, "shared memory"));
-    let (ctas, limiter) = limits.iter().copied().min_by_key(|l| l.0).unwrap_or((1, "ctas"));
+    let by_smem = if smem > 0 { (carve as u64 * 1024 / smem as u64) as u32 } else { sm.max_ctas };
+    let (ctas, limiter) = [(sm.max_ctas, "ctas"), (by_threads, "threads"), (by_warps, "warps"), (by_regs, "registers"), (by_smem, "shared memory")]
+        .into_iter()
+        .min_by_key(|l| l.0)
+        .unwrap_or((1, "ctas"));
     let limits = Limits {
         blocks: sm.max_ctas,
-        warps: limits[1].0.min(limits[2].0),
-        registers: limits[3].0,
-        shared_mem: if smem_bytes == 0 { sm.max_ctas } else { smem_limit },
+        warps: by_threads.min(by_warps),
+        registers: by_regs,
+        shared_mem: if smem_bytes == 0 { sm.max_ctas } else { by_smem },
     };
     if ctas == 0 {
         return Err(format!("a block needs {smem} bytes of shared memory; the largest carve-out on {} is {carve} KiB", cfg.name));

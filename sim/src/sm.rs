@@ -407,8 +407,6 @@ impl Sm {
         self.resident_ctas() == 0
     }
 
-    /// Places a CTA (rank `rank` of arena cluster `cluster`) on this SM; its warps may issue
-    /// from `start`.
     /// The cycle a CTA assigned now may start issuing: launches on an SM are serialized, each
     /// taking `sm.cta_launch_latency` cycles (fitted to `launch_wide`: 4224 one-warp CTAs).
     pub fn launch_slot(&mut self) -> u64 {
@@ -417,6 +415,8 @@ impl Sm {
         start
     }
 
+    /// Places a CTA (rank `rank` of arena cluster `cluster`) on this SM; its warps may issue
+    /// from `start`.
     pub fn admit(&mut self, cluster: usize, rank: usize, res: CtaRes, start: u64, first_warp_uid: u64) {
         let k = &self.k;
         let d = &k.dims;
@@ -434,12 +434,13 @@ impl Sm {
         let nsp = self.sps.len();
         for s in 0..d.warps_per_cta() {
             // A retired warp's buffers serve the new one (no allocation per warp).
-            let spare = self.spare.pop();
-            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups) = match spare {
-                Some(t) => (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups),
+            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups) = match self.spare.pop() {
+                Some(mut t) => {
+                    t.w.reset(s, threads, &k.prog);
+                    (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups)
+                }
                 None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default()),
             };
-            w.reset(s, threads, &k.prog);
             if frame0 > 0 {
                 w.ensure_local(frame0);
             }

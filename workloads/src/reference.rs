@@ -52,7 +52,8 @@ impl Column {
     /// Element `i`, or `None` past the end.
     pub fn get(&self, i: usize) -> Option<Value> {
         let n = self.dtype.size();
-        let b = self.bytes.get(i.checked_mul(n)?..i.checked_mul(n)?.checked_add(n)?)?;
+        let start = i.checked_mul(n)?;
+        let b = self.bytes.get(start..start.checked_add(n)?)?;
         Some(self.dtype.decode(self.dtype.read_bits(b)))
     }
 }
