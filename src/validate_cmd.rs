@@ -75,14 +75,7 @@ pub struct CorrelateArgs {
 
 /// The newest dataset in the checkout's `validate/data/h200/`.
 pub fn newest_dataset() -> Result<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("validate/data/h200");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files.pop().with_context(|| format!("no dataset in {}", dir.display()))
+    Ok(Dataset::newest_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("validate/data/h200"))?)
 }
 
 #[derive(Args)]
@@ -239,10 +232,7 @@ fn sass_import(a: SassImportArgs) -> Result<()> {
     for w in &d.workloads {
         out!("{:<30} {:<24} {:>12} warp instructions", w.name, w.kernel, w.executed());
     }
-    if let Some(dir) = a.out.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(&a.out, serde_json::to_string_pretty(&d)? + "\n").with_context(|| format!("cannot write {}", a.out.display()))?;
+    d.save(&a.out)?;
     out!("wrote {} ({} workloads)", a.out.display(), d.workloads.len());
     Ok(())
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The SASS behind the bundled suite, on a GPU machine with the prebuilt warpsim binary: what
-# `warpsim validate calibrate` fits the per-PTX-opcode machine-op counts against.
+# The SASS behind the bundled suite, on a GPU machine with the prebuilt warpsim binary: what ptxas
+# made of each PTX instruction, where the machine-op classes of warpsim_isa::costs come from.
 #
 #   validate/sass.sh [BINARY] [OUTDIR]
 #

@@ -21,7 +21,7 @@ use crate::types::Ty;
 
 /// What ptxas does with a PTX instruction, as far as the instruction count goes. Each class has a
 /// default machine-op count ([`Class::default_ops`]); a preset's `machine_ops` table (fitted by
-/// `warpsim validate calibrate` against the H200's executed SASS) can replace it.
+/// `warpsim validate calibrate` against ncu's `smsp__inst_executed.sum` on the H200) can replace it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Class {
     /// Once per warp at kernel entry: ptxas's prologue (`LDC R1, c[0x28]`, the stack pointer,

@@ -43,7 +43,7 @@ pub const PASSES: usize = 2;
 pub const MIN_GAIN: f64 = 0.01;
 
 /// A parameter fitted to microbenchmarks.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knob {
     /// Key path in the preset.
     pub key: &'static str,
@@ -54,6 +54,17 @@ pub struct Knob {
     pub integer: bool,
     /// The workloads whose cycles pin it.
     pub workloads: &'static [&'static str],
+}
+
+impl Knob {
+    /// `v` as the preset writes the parameter (an integer parameter rounded).
+    fn text(&self, v: f64) -> String {
+        if self.integer {
+            format!("{}", v.round() as i64)
+        } else {
+            format!("{v}")
+        }
+    }
 }
 
 /// The fitted parameters, in fitting order (each fit sees the ones before it). Not fitted: the
@@ -87,7 +98,7 @@ pub fn calibration_workloads() -> Vec<&'static str> {
 /// One knob's result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnobFit {
-    pub key: &'static str,
+    pub knob: Knob,
     pub before: f64,
     pub after: f64,
     /// (workload, measured cycles, simulated cycles at `after`).
@@ -226,7 +237,7 @@ pub fn fit_machine_ops(ds: &Dataset, start: &CostTable, nsm: u32) -> Result<OpsF
 
 /// Mean log error of `knob`'s workloads with the knob at `v`.
 fn knob_error(base: &toml::Value, knob: &Knob, v: f64, measured: &[u64]) -> Result<(f64, Vec<u64>), Error> {
-    let text = if knob.integer { format!("{}", v.round() as i64) } else { format!("{v}") };
+    let text = knob.text(v);
     let cfg = apply_overrides(base, &[(knob.key, text.as_str())]).map_err(|e| err(format!("{}: {e}", knob.key)))?;
     let sim = simulate(&cfg, knob.workloads)?;
     let e = sim.iter().zip(measured).map(|(&s, &m)| (s.max(1) as f64 / m as f64).ln()).sum::<f64>() / measured.len() as f64;
@@ -275,7 +286,7 @@ fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Resul
         (hi, shi)
     };
     let cycles = knob.workloads.iter().zip(&measured).zip(sim).map(|((n, &m), s)| (n.to_string(), m, s)).collect();
-    Ok(KnobFit { key: knob.key, before, after: snap(after), cycles, at_bound })
+    Ok(KnobFit { knob: *knob, before, after: snap(after), cycles, at_bound })
 }
 
 /// A value at a dotted key path of a TOML value tree.
@@ -306,7 +317,7 @@ pub fn calibrate(inp: &Inputs, progress: &mut (dyn FnMut(&str) + Send)) -> Resul
                 let number = |t: &toml::Value| value_at(t, knob.key).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
                 let before = number(&datasheet).ok_or_else(|| err(format!("no numeric `{}` in the preset", knob.key)))?;
                 let fit = fit_knob(&tree, knob, inp.dataset, before)?;
-                let text = if knob.integer { format!("{}", fit.after as i64) } else { format!("{}", fit.after) };
+                let text = knob.text(fit.after);
                 cfg = apply_overrides(&tree, &[(knob.key, text.as_str())]).map_err(|e| err(e.to_string()))?;
                 let shown: Vec<String> = fit.cycles.iter().map(|(n, m, s)| format!("{n} {m} vs {s}")).collect();
                 progress(&format!(
@@ -335,16 +346,17 @@ fn render(inp: &Inputs, ops: &OpsFit, knobs: &[KnobFit]) -> Result<String, Error
     let mut doc: DocumentMut = inp.base_text.parse().map_err(|e| err(format!("{}: {e}", inp.base_name)))?;
     doc["name"] = value(inp.name);
     for k in knobs {
-        let path: Vec<&str> = k.key.split('.').collect();
-        let (last, tables) = path.split_last().ok_or_else(|| err(format!("empty key {}", k.key)))?;
+        let key = k.knob.key;
+        let path: Vec<&str> = key.split('.').collect();
+        let (last, tables) = path.split_last().ok_or_else(|| err(format!("empty key {key}")))?;
         let mut t: &mut Table = doc.as_table_mut();
         for seg in tables {
-            t = t.get_mut(seg).and_then(Item::as_table_mut).ok_or_else(|| err(format!("no table for {}", k.key)))?;
+            t = t.get_mut(seg).and_then(Item::as_table_mut).ok_or_else(|| err(format!("no table for {key}")))?;
         }
-        let old = t.get(last).and_then(|i| i.as_value()).ok_or_else(|| err(format!("no `{}` in the base", k.key)))?;
+        let old = t.get(last).and_then(|i| i.as_value()).ok_or_else(|| err(format!("no `{key}` in the base")))?;
         let old_comment = old.decor().suffix().and_then(|s| s.as_str()).unwrap_or("").trim().trim_start_matches('#').trim().to_string();
         let fitted: Vec<String> = k.cycles.iter().map(|(n, m, s)| format!("{n}: H200 {m} cyc, simulated {s}")).collect();
-        let mut v = if path_is_integer(k) { toml_edit::Value::from(k.after as i64) } else { toml_edit::Value::from(k.after) };
+        let mut v = if k.knob.integer { toml_edit::Value::from(k.after as i64) } else { toml_edit::Value::from(k.after) };
         let how = if k.at_bound { "not calibrated: no value in range matches" } else { "calibrated" };
         v.decor_mut().set_suffix(format!(
             "  # {how} [{}]; datasheet {}: {old_comment}",
@@ -379,10 +391,6 @@ fn render(inp: &Inputs, ops: &OpsFit, knobs: &[KnobFit]) -> Result<String, Error
         inp.name
     );
     Ok(header + &doc.to_string())
-}
-
-fn path_is_integer(k: &KnobFit) -> bool {
-    KNOBS.iter().find(|x| x.key == k.key).is_some_and(|x| x.integer)
 }
 
 fn fmt_num(x: f64) -> String {

@@ -188,16 +188,28 @@ impl WorkloadRecord {
 }
 
 impl Dataset {
+    /// The newest dataset in `dir`: the last `*.json` by name (names are dates). Subdirectories
+    /// (`blind/`, `repeat/`, `sass/`) are not looked into.
+    pub fn newest_in(dir: &Path) -> Result<std::path::PathBuf, Error> {
+        let io = |source| Error::Io { path: dir.into(), source };
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(dir).map_err(io)? {
+            let p = e.map_err(io)?.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                files.push(p);
+            }
+        }
+        files.sort();
+        files.pop().ok_or_else(|| Error::Parse { file: dir.display().to_string(), message: "no dataset (*.json) here".into() })
+    }
+
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
-        serde_json::from_str(&text).map_err(|source| Error::Json { path: path.into(), source })
+        read_json(path)
     }
 
     /// Writes pretty JSON (creating the parent directory).
     pub fn save(&self, path: &Path) -> Result<(), Error> {
-        let text = serde_json::to_string_pretty(self).map_err(|source| Error::Json { path: path.into(), source })?;
-        create_parent(path)?;
-        std::fs::write(path, text + "\n").map_err(|source| Error::Io { path: path.into(), source })
+        write_json(self, path)
     }
 
     /// Writes one row per workload: identity, verdicts, driver attributes, times, cycles, then
@@ -236,6 +248,19 @@ impl Dataset {
         }
         w.flush().map_err(|source| Error::Io { path: path.into(), source })
     }
+}
+
+/// A JSON file as `T`, errors naming the file.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    serde_json::from_str(&text).map_err(|source| Error::Json { path: path.into(), source })
+}
+
+/// `v` as pretty JSON with a final newline, creating the parent directory.
+pub(crate) fn write_json<T: serde::Serialize>(v: &T, path: &Path) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(v).map_err(|source| Error::Json { path: path.into(), source })?;
+    create_parent(path)?;
+    std::fs::write(path, text + "\n").map_err(|source| Error::Io { path: path.into(), source })
 }
 
 fn create_parent(path: &Path) -> Result<(), Error> {

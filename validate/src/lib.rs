@@ -10,7 +10,7 @@
 //!
 //! Modules: [`params`] (PTX parameter layout and packing), [`runner`] (the per-workload loop
 //! and the dry-run device of the self-check), [`gpu`] (the CUDA driver device), [`dataset`],
-//! [`ncu`], [`merge`], [`sass`] (executed SASS per workload, for calibration), [`correlate`],
+//! [`ncu`], [`merge`], [`sass`] (executed SASS per workload, behind the machine-op classes), [`correlate`],
 //! [`error`].
 
 pub mod calibrate;

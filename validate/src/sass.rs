@@ -5,8 +5,9 @@
 //! The source page lists, per profiled launch, a `"Kernel Name"` line, a header, then one row per
 //! SASS instruction with its warp-level `Instructions Executed`. Launches carry no workload name,
 //! so [`import`] pairs them in order with the workloads the profiled `gpu-run` printed (`=> PASS
-//! name, ...` lines of its log). The result, a [`SassDataset`], is what `warpsim validate
-//! calibrate` fits the simulator's per-PTX-opcode machine-op counts against.
+//! name, ...` lines of its log). The result, a [`SassDataset`], shows what ptxas made of each PTX
+//! instruction; the machine-op classes of `warpsim_isa::costs` and their default counts are read
+//! off it (`warpsim validate calibrate` then fits the counts to ncu's instruction totals).
 
 use std::collections::BTreeMap;
 
@@ -65,12 +66,12 @@ pub struct SassDataset {
 
 impl SassDataset {
     pub fn load(path: &std::path::Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
-        serde_json::from_str(&text).map_err(|source| Error::Json { path: path.into(), source })
+        crate::dataset::read_json(path)
     }
 
-    pub fn get(&self, name: &str) -> Option<&SassWorkload> {
-        self.workloads.iter().find(|w| w.name == name)
+    /// Writes pretty JSON (creating the parent directory).
+    pub fn save(&self, path: &std::path::Path) -> Result<(), Error> {
+        crate::dataset::write_json(self, path)
     }
 }
 
@@ -159,13 +160,19 @@ mod tests {
     fn pairs_launches_with_the_logged_workloads() {
         let d = import(&[("chunk-0.csv".into(), PAGE.into(), LOG.into())], vec!["n".into()]).unwrap();
         assert_eq!(d.workloads.len(), 2);
-        let c = d.get("copy_stride_1").unwrap();
+        let get = |n: &str| d.workloads.iter().find(|w| w.name == n).unwrap();
+        let c = get("copy_stride_1");
         assert_eq!((c.kernel.as_str(), c.executed()), ("copy_strided", 1024));
-        let v = d.get("vector_add").unwrap();
+        let v = get("vector_add");
         assert_eq!(v.executed(), 4096);
         assert_eq!(v.sass[1].text, "@P0   EXIT");
         assert_eq!(v.by_opcode().into_iter().collect::<Vec<_>>(), [("BRA", 0), ("EXIT", 2048), ("LDC", 2048)]);
         assert_eq!(c.sass[0].opcode(), "IMAD");
+        // The JSON round trip `sass-import` writes and readers load.
+        let path = std::env::temp_dir().join(format!("warpsim-sass-{}/d.json", std::process::id()));
+        d.save(&path).unwrap();
+        assert_eq!(SassDataset::load(&path).unwrap(), d);
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]

@@ -9,10 +9,7 @@ use warpsim_validate::Dataset;
 use warpsim_workloads::Workload;
 
 fn dataset() -> Dataset {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/h200");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
-    files.sort();
-    Dataset::load(files.last().unwrap()).unwrap()
+    Dataset::load(&Dataset::newest_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/h200")).unwrap()).unwrap()
 }
 
 fn check(workloads: &[&str], counters: &[&str]) {
