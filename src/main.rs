@@ -21,6 +21,10 @@ mod validate_cmd;
 #[derive(Parser)]
 #[command(name = "warpsim", version, about = "Cycle-approximate NVIDIA GPU simulator (Tesla G80 to Hopper H200) running real PTX")]
 struct Cli {
+    /// A CUDA root whose ptxas / nvdisasm / cuobjdump to use (same as `WARPSIM_CUDA=DIR`;
+    /// `WARPSIM_CUDA=none` turns toolchain discovery off). See `warpsim toolchain`.
+    #[arg(long, global = true, value_name = "DIR")]
+    cuda_root: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -36,6 +40,8 @@ enum Cmd {
     Run(RunArgs),
     /// List the bundled workloads.
     Workloads,
+    /// The CUDA tools found (ptxas, nvdisasm, cuobjdump): versions, targets, presets they serve.
+    Toolchain,
     /// Simulate the bundled suite in time and report simulation speed (warp-instructions/s).
     Bench {
         #[command(flatten)]
@@ -149,20 +155,40 @@ fn dump(dir: &PathBuf, buffers: &[(String, Vec<u8>)]) -> Result<()> {
     Ok(())
 }
 
+/// Fills the workload's registers and spills from ptxas for `cfg`'s target where the manifest
+/// gives none; prints the one-line notice when the simulator has to estimate instead.
+pub fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) {
+    if let warpsim_toolchain::Resolution::Estimate(line) = warpsim_toolchain::resolve(w, cfg.compute_capability, warpsim_toolchain::Toolchain::from_env()) {
+        eprintln!("note: {}: {line}", w.manifest.name);
+    }
+}
+
 fn run_workload(a: RunArgs) -> Result<()> {
-    let w = load_workload(&a.workload)?;
+    let mut w = load_workload(&a.workload)?;
+    let timed = if a.functional { None } else { Some(arch_config(&a.arch)?) };
+    // Registers matter to the timing model only, but the header names them in either mode.
+    let target = match &timed {
+        Some(c) => c.clone(),
+        None => arch_config(&a.arch)?,
+    };
+    resolve_resources(&mut w, &target);
+    let cfg = timed;
     let l = &w.launch;
-    let cfg = if a.functional { None } else { Some(arch_config(&a.arch)?) };
+    let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
+        let spills = if l.spills.any() {
+            format!(", {} B spill stores / {} B spill loads", l.spills.store_bytes, l.spills.load_bytes)
+        } else {
+            String::new()
+        };
         out!(
-            "workload {} ({}): kernel {}, grid {:?}, block {:?}, {} registers/thread{}",
+            "workload {} ({}): kernel {}, grid {:?}, block {:?}, {regs} registers/thread ({}){spills}",
             w.manifest.name,
             w.manifest_path.display(),
             w.manifest.entry,
             l.grid,
             l.block,
-            l.regs_per_thread,
-            if l.regs_estimated { " (estimated)" } else { "" }
+            l.regs_source,
         );
     }
     let o = match &cfg {
@@ -179,6 +205,9 @@ fn run_workload(a: RunArgs) -> Result<()> {
                 "num_sms": cfg.as_ref().map(|c| c.sm.count),
                 "max_warps_per_sm": cfg.as_ref().map(|c| c.sm.max_warps),
                 "warps_per_cta": l.threads_per_block().div_ceil(32),
+                "registers_per_thread": o.regs_per_thread,
+                "registers_source": l.regs_source.to_string(),
+                "spills": { "store_bytes": l.spills.store_bytes, "load_bytes": l.spills.load_bytes, "stack_bytes": l.spills.stack_bytes },
                 "ctas": t.ctas,
                 "cycles": t.cycles,
                 "counters": t.counters,
@@ -258,7 +287,39 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+fn toolchain_report() -> Result<()> {
+    let tc = warpsim_toolchain::Toolchain::from_env();
+    if tc.disabled {
+        out!("toolchain discovery is off (WARPSIM_CUDA=none): registers are estimated from the PTX");
+        return Ok(());
+    }
+    if tc.tools.is_empty() {
+        out!("no CUDA tools found (searched --cuda-root/WARPSIM_CUDA, CUDA_HOME, CUDA_PATH, PATH, pip's nvidia wheels)");
+    }
+    for t in &tc.tools {
+        let targets = if t.targets.is_empty() { String::new() } else { format!(", targets {}", t.targets.join(" ")) };
+        out!("{:<10} {:<9} {} (found by {}){targets}", t.kind.binary(), t.version, t.path.display(), t.found_by);
+    }
+    for p in &tc.problems {
+        out!("skipped: {p}");
+    }
+    out!("presets:");
+    for name in warpsim_sim::presets::preset_names() {
+        let p = warpsim_sim::presets::preset(name)?;
+        let target = warpsim_toolchain::discover::sm_target(p.compute_capability);
+        match tc.ptxas_for(&target) {
+            Some(t) => out!("  {name:<22} {target:<7} {} ({})", t.label(), t.path.display()),
+            None => out!("  {name:<22} {target:<7} no ptxas: registers estimated{}", warpsim_toolchain::discover::wheel_hint(p.compute_capability).map_or(String::new(), |h| format!(" (install: {h})"))),
+        }
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
+    if let Some(root) = &cli.cuda_root {
+        // Before anything asks for the toolchain (it is discovered once per process).
+        std::env::set_var(warpsim_toolchain::discover::ENV_CUDA, root);
+    }
     match cli.cmd {
         Cmd::Ptx { cmd: PtxCmd::Check { file } } => {
             let progs = load_ptx(&file)?;
@@ -321,6 +382,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Validate { cmd } => validate_cmd::run(cmd)?,
         Cmd::Sweep { cmd, args } => sweep_cmd::run(cmd, args)?,
         Cmd::Report(a) => sweep_cmd::report_cmd(a)?,
+        Cmd::Toolchain => toolchain_report()?,
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use warpsim_validate::correlate::Registers;
 use warpsim_validate::{chain, run_all, Cuda, Dataset, DryRun, Options, RefStatus};
 
 #[derive(Subcommand)]
@@ -71,6 +72,10 @@ pub struct CorrelateArgs {
     /// Workloads simulated in parallel (results do not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Ignore the manifests' `regs_per_thread` (what ncu measured): registers come from ptxas for
+    /// the preset's target, else the estimate, as for a user's kernel.
+    #[arg(long)]
+    no_manifest_registers: bool,
 }
 
 /// The newest dataset in the checkout's `validate/data/h200/`.
@@ -245,7 +250,8 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
     };
     let ds = Dataset::load(&path)?;
     let name = path.display().to_string();
-    let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, a.threads);
+    let registers = if a.no_manifest_registers { Registers::Compiler } else { Registers::Manifest };
+    let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, registers, a.threads);
     rows.sort_by(|x, y| y.cycle_error_pct.abs().total_cmp(&x.cycle_error_pct.abs()));
     out!("{:<28} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>8}", "workload", "measured", "simulated", "error", "inst (ncu)", "inst (sim)", "error");
     for r in &rows {
@@ -281,6 +287,18 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
         s.within_25_pct,
         s.inst_mape_pct
     );
+    let sources: Vec<String> = s.registers_sources.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    out!(
+        "registers per thread: {}; launch__registers_per_thread equals ncu's on {} of {}",
+        sources.join(", "),
+        s.registers_equal,
+        s.registers_compared
+    );
+    if s.registers_sources.contains_key("estimated") {
+        let tc = warpsim_toolchain::Toolchain::from_env();
+        let why = if tc.disabled { "WARPSIM_CUDA=none" } else { "no ptxas for the target" };
+        out!("note: registers estimated from the PTX ({why}); for ptxas's figures: {}", warpsim_toolchain::discover::INSTALL_HINT);
+    }
     let files = warpsim_validate::correlate::write(&a.out, &rows, &s)?;
     for f in files {
         out!("wrote {}", f.display());

@@ -44,19 +44,51 @@ pub struct Prepared {
     pub params: Vec<u8>,
     /// (name, device address, bytes) of every buffer, in manifest order.
     pub buffers: Vec<(String, u64, u64)>,
+    /// Registers per thread the SM allocates ([`allocated_registers`]).
     pub regs_per_thread: u32,
+}
+
+/// Registers per thread the SM allocates for the launch: the figure the launch carries (the
+/// manifest's, or ptxas's once `warpsim-toolchain` has asked it), else the register-liveness
+/// estimate from the PTX under the kernel's limits; then the hardware's floor
+/// ([`crate::occupancy::MIN_REGS_PER_THREAD`]).
+///
+/// The estimate is also held to what lets one CTA of the launch fit in a 64K register file (in
+/// 8-register steps): the kernel the user launches does fit on the GPU (ptxas keeps it there,
+/// spilling if it must), and a guess must not turn a working launch into a refused one.
+pub fn allocated_registers(l: &warpsim_workloads::Launch, prog: &Program) -> u32 {
+    let regs = l.regs_per_thread.unwrap_or_else(|| {
+        let est = warpsim_isa::liveness::estimate_registers(prog);
+        let fit = (65536 / (l.threads_per_block().div_ceil(32).max(1) as u32 * 32) / 8 * 8).min(255);
+        l.maxrregcount.map_or(est, |m| est.min(m)).min(fit)
+    });
+    regs.max(crate::occupancy::MIN_REGS_PER_THREAD)
+}
+
+/// The registers per thread a run of `w` will be given ([`allocated_registers`]), lowering the
+/// PTX only when the launch carries no figure.
+pub fn registers_of(w: &Workload) -> Result<u32, RunError> {
+    match w.launch.regs_per_thread {
+        Some(r) => Ok(r.max(crate::occupancy::MIN_REGS_PER_THREAD)),
+        None => Ok(allocated_registers(&w.launch, &entry_program(w)?)),
+    }
+}
+
+/// The workload's kernel, lowered.
+fn entry_program(w: &Workload) -> Result<Program, RunError> {
+    let file = w.ptx_path.display().to_string();
+    let progs = warpsim_isa::load(&w.ptx, &file)?;
+    let names: Vec<String> = progs.iter().map(|p| p.name.clone()).collect();
+    progs.into_iter().find(|p| p.name == w.manifest.entry).ok_or_else(|| RunError::NoEntry {
+        file,
+        entry: w.manifest.entry.clone(),
+        available: names.join(", "),
+    })
 }
 
 /// Lowers the workload's kernel and lays out its device memory and parameters.
 pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
-    let file = w.ptx_path.display().to_string();
-    let progs = warpsim_isa::load(&w.ptx, &file)?;
-    let names: Vec<String> = progs.iter().map(|p| p.name.clone()).collect();
-    let prog = progs.into_iter().find(|p| p.name == w.manifest.entry).ok_or_else(|| RunError::NoEntry {
-        file,
-        entry: w.manifest.entry.clone(),
-        available: names.join(", "),
-    })?;
+    let prog = entry_program(w)?;
     let mut gpu = Gpu::new(nsm);
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
@@ -97,7 +129,8 @@ pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
     }
     let l = &w.launch;
     let dims = LaunchDims { grid: l.grid, block: l.block, cluster: l.cluster, dynamic_smem: l.dynamic_smem };
-    Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread: l.regs_per_thread })
+    let regs_per_thread = allocated_registers(l, &prog);
+    Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread })
 }
 
 /// The simulator's 128-byte encoding of a manifest's tensor map over a buffer at `base`.

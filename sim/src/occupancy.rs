@@ -11,6 +11,14 @@
 use crate::config::ArchConfig;
 use crate::sm::CtaRes;
 
+/// The fewest registers per thread a launch is given, whatever ptxas used: on the H200 ncu's
+/// `launch__registers_per_thread` reads 16 for all 29 workloads of
+/// `validate/data/h200/2026-11-30.json` whose `ptxas -v` count is 10 to 15, and equals ptxas's
+/// count for every one at 16 or above (50 of them, 16 to 168). Occupancy is unaffected above 8
+/// registers (a warp's allocation is rounded to 256 registers either way); the figure is what
+/// the counter reports. Measured on Hopper only; applied to every preset.
+pub const MIN_REGS_PER_THREAD: u32 = 16;
+
 /// Occupancy of a launch on one SM.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Occupancy {

@@ -145,7 +145,7 @@ pub fn execute(
         let (m, cached) = match cache.load(&key) {
             Some(m) => (m, true),
             None => {
-                let (m, cacheable) = measure(&loaded.workload, &point.cfg);
+                let (m, cacheable) = measure(loaded.for_cc(point.cfg.compute_capability), &point.cfg);
                 if cacheable {
                     let entry = Entry { simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
                     cache.store(&key, &entry)?;

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 use warpsim_sim::config::ArchConfig;
 use warpsim_sim::presets;
-use warpsim_workloads::Workload;
+use warpsim_toolchain::{Resolution, Toolchain};
+use warpsim_workloads::{RegsSource, Workload};
 
 use crate::spec::{same_value, spec_error, Axis, Shard, Spec, SpecError};
 
@@ -51,7 +52,17 @@ pub struct Point {
 /// A loaded workload with the hash of what defines it.
 pub struct Loaded {
     pub workload: Workload,
+    /// When the manifest gives no registers: the workload with ptxas's figures (or left to the
+    /// estimate) for each compute capability the sweep simulates.
+    resolved: Vec<([u32; 2], Workload)>,
     digest: [u8; 32],
+}
+
+impl Loaded {
+    /// The workload as a run on a GPU of compute capability `cc` simulates it.
+    pub fn for_cc(&self, cc: [u32; 2]) -> &Workload {
+        self.resolved.iter().find(|(c, _)| *c == cc).map_or(&self.workload, |(_, w)| w)
+    }
 }
 
 /// A validated sweep, ready to run.
@@ -93,7 +104,7 @@ impl Plan {
         for a in &archs {
             bases.push(base_config(a).map_err(|m| spec_error(&arch_at, m))?);
         }
-        let workloads = resolve_workloads(&spec.workloads).map_err(|m| spec_error(spec.origin("workloads", "--workloads"), m))?;
+        let mut workloads = resolve_workloads(&spec.workloads).map_err(|m| spec_error(spec.origin("workloads", "--workloads"), m))?;
 
         let mut points = Vec::new();
         let combos = product(&spec.axes);
@@ -115,6 +126,18 @@ impl Plan {
                 })?;
                 let digest = sha(&[presets::to_toml(&cfg).as_bytes()]);
                 points.push(Point { arch: arch.clone(), values: combo.clone(), cfg, digest });
+            }
+        }
+        let mut ccs: Vec<[u32; 2]> = points.iter().map(|p| p.cfg.compute_capability).collect();
+        ccs.sort_unstable();
+        ccs.dedup();
+        for l in workloads.iter_mut().filter(|l| l.workload.launch.regs_source != RegsSource::Manifest) {
+            for &cc in &ccs {
+                let mut w = l.workload.clone();
+                if let Resolution::Estimate(line) = warpsim_toolchain::resolve(&mut w, cc, Toolchain::from_env()) {
+                    eprintln!("note: {} (compute capability {}.{}): {line}", w.manifest.name, cc[0], cc[1]);
+                }
+                l.resolved.push((cc, w));
             }
         }
 
@@ -166,7 +189,11 @@ impl Plan {
     /// The cache key of a run: a hash of the simulator, the full configuration and the workload.
     pub fn cache_key(&self, r: &Run) -> String {
         let sim = simulator();
-        hex(&sha(&[sim.as_bytes(), &self.points[r.point].digest, &self.workloads[r.workload].digest])[..16])
+        let point = &self.points[r.point];
+        let loaded = &self.workloads[r.workload];
+        let l = &loaded.for_cc(point.cfg.compute_capability).launch;
+        let resources = format!("{:?} {} {:?}", l.regs_per_thread, l.regs_source, l.spills);
+        hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes()])[..16])
     }
 }
 
@@ -217,7 +244,7 @@ fn resolve_workloads(selectors: &[String]) -> Result<Vec<Loaded>, String> {
         .map(|n| {
             let w = if n.ends_with(".toml") { Workload::load(n) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
             let digest = sha(&[w.manifest.name.as_bytes(), format!("{:?}", w.manifest).as_bytes(), w.ptx.as_bytes()]);
-            Ok(Loaded { workload: w, digest })
+            Ok(Loaded { workload: w, resolved: Vec::new(), digest })
         })
         .collect::<Result<Vec<_>, String>>()
         .and_then(|ws| {

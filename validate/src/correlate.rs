@@ -7,6 +7,11 @@
 //! instruction-count error that says how close the simulated instruction stream is to SASS.
 //! Workloads whose GPU outputs failed their reference check are left out (their timing measured
 //! something else), as are those the simulator cannot run; both are listed.
+//!
+//! Registers come as a user's run would get them: the manifest's figure, else ptxas's for the
+//! preset's target (`warpsim-toolchain`), else the simulator's estimate. [`Registers::Compiler`]
+//! drops the manifest's figure first, so the dataset measures what a user without a GPU gets; the
+//! summary counts how often `launch__registers_per_thread` then equals ncu's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +20,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use warpsim_reports::{Column, FigureSpec, ScatterOptions, ValidationPoint};
 use warpsim_sim::config::ArchConfig;
-use warpsim_workloads::Workload;
+use warpsim_toolchain::Toolchain;
+use warpsim_workloads::{RegsSource, Workload};
 
 use crate::dataset::{Dataset, RefStatus};
 use crate::error::Error;
@@ -33,6 +39,18 @@ pub struct Row {
     pub inst_error_pct: Option<f64>,
     /// Counters both sides report: (measured, simulated).
     pub counters: BTreeMap<String, (f64, f64)>,
+    /// Where the simulated registers per thread came from (`manifest`, `ptxas 13.0.88, sm_90`,
+    /// `estimated`).
+    pub registers_source: String,
+}
+
+/// Which registers-per-thread figure the simulated runs use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registers {
+    /// The manifest's where it gives one (the bundled suite's: what ncu measured).
+    Manifest,
+    /// Never the manifest's: ptxas's for the preset's target, else the estimate.
+    Compiler,
 }
 
 /// The headline numbers.
@@ -53,6 +71,12 @@ pub struct Summary {
     /// how many there are: the error on data the calibration did not see.
     pub held_out_mape_pct: f64,
     pub held_out_n: usize,
+    /// Workloads whose simulated `launch__registers_per_thread` equals ncu's, of those where
+    /// both are known.
+    pub registers_equal: usize,
+    pub registers_compared: usize,
+    /// How many runs took their registers from each source.
+    pub registers_sources: BTreeMap<String, usize>,
     /// (workload, why) of workloads left out.
     pub skipped: Vec<(String, String)>,
 }
@@ -66,7 +90,7 @@ fn rel(sim: f64, hw: f64) -> f64 {
 }
 
 /// Simulates every usable workload of `ds` on `cfg` and compares.
-pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, threads: usize) -> (Vec<Row>, Summary) {
+pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: Registers, threads: usize) -> (Vec<Row>, Summary) {
     let mut skipped = Vec::new();
     let mut todo = Vec::new();
     for w in &ds.workloads {
@@ -80,7 +104,13 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, threads: us
     let run = || -> Vec<Result<Row, (String, String)>> {
         todo.par_iter()
             .map(|(w, measured)| {
-                let wl = Workload::bundled(&w.name).map_err(|e| (w.name.clone(), e.to_string()))?;
+                let mut wl = Workload::bundled(&w.name).map_err(|e| (w.name.clone(), e.to_string()))?;
+                if registers == Registers::Compiler {
+                    wl.launch.regs_per_thread = None;
+                    wl.launch.regs_source = RegsSource::Estimate;
+                }
+                // An estimate is named in the row's `registers_source`; the notice line is the CLI's.
+                let _ = warpsim_toolchain::resolve(&mut wl, cfg.compute_capability, Toolchain::from_env());
                 let o = warpsim_sim::launch::run_timed(&wl, cfg, 1).map_err(|e| (w.name.clone(), e.to_string()))?;
                 let t = o.timing.ok_or_else(|| (w.name.clone(), "no timing result".to_string()))?;
                 let counters: BTreeMap<String, (f64, f64)> =
@@ -96,6 +126,7 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, threads: us
                     simulated_insts: insts.map(|x| x.1),
                     inst_error_pct: insts.map(|(m, s)| rel(s, m)),
                     counters,
+                    registers_source: wl.launch.regs_source.to_string(),
                 })
             })
             .collect()
@@ -125,6 +156,11 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
     let log = rows.iter().map(|r| (r.measured_cycles.ln(), r.simulated_cycles.ln()));
     let worst = rows.iter().max_by(|a, b| a.cycle_error_pct.abs().total_cmp(&b.cycle_error_pct.abs()));
     let inst: Vec<f64> = rows.iter().filter_map(|r| r.inst_error_pct.map(f64::abs)).collect();
+    let regs: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.counters.get("launch__registers_per_thread").copied()).collect();
+    let mut registers_sources = BTreeMap::new();
+    for r in rows {
+        *registers_sources.entry(r.registers_source.clone()).or_insert(0) += 1;
+    }
     let fitted = crate::calibrate::calibration_workloads();
     let held: Vec<f64> =
         rows.iter().filter(|r| !fitted.contains(&r.workload.as_str())).map(|r| r.cycle_error_pct.abs()).collect();
@@ -142,6 +178,9 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
         inst_mape_pct: inst.iter().sum::<f64>() / inst.len().max(1) as f64,
         held_out_mape_pct: held.iter().sum::<f64>() / held.len().max(1) as f64,
         held_out_n: held.len(),
+        registers_equal: regs.iter().filter(|(m, s)| m == s).count(),
+        registers_compared: regs.len(),
+        registers_sources,
         skipped,
     }
 }

@@ -94,8 +94,10 @@ pub struct WorkloadRecord {
     pub block: [u32; 3],
     pub cluster: [u32; 3],
     pub dynamic_smem: u32,
-    /// `regs_per_thread` of the manifest (what ptxas reported when the suite was made).
-    pub manifest_registers: u32,
+    /// `regs_per_thread` of the manifest (what ncu reported when the suite was made); null when
+    /// the manifest gives none.
+    #[serde(default)]
+    pub manifest_registers: Option<u32>,
     /// The kernel was launched (an error may still have come after).
     pub launched: bool,
     /// Elapsed GPC cycles of the launch (ncu `gpc__cycles_elapsed.max`), after merge.
@@ -313,7 +315,7 @@ pub(crate) mod tests {
             block: [256, 1, 1],
             cluster: [1, 1, 1],
             dynamic_smem: 0,
-            manifest_registers: 16,
+            manifest_registers: Some(16),
             launched: true,
             cycles: None,
             clock_ghz: None,

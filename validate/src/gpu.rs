@@ -103,7 +103,7 @@ impl Cuda {
         let name = w.manifest.name.as_str();
         let l = &w.launch;
         let t = Instant::now();
-        let module = Module::load(name, &w.ptx)?;
+        let module = Module::load(name, &w.ptx, l.maxrregcount)?;
         let func = module.function(name, &w.manifest.entry)?;
         let kernel = KernelAttrs {
             registers: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
@@ -114,7 +114,7 @@ impl Cuda {
             "  module: JIT {:.1} ms; {} registers/thread (manifest {}), {} B static shared, {} B local/thread",
             t.elapsed().as_secs_f64() * 1e3,
             kernel.registers,
-            l.regs_per_thread,
+            l.regs_per_thread.map_or("none".to_string(), |r| r.to_string()),
             kernel.static_smem,
             kernel.local_bytes
         ));
@@ -362,17 +362,28 @@ struct Module(sys::CUmodule);
 
 impl Module {
     /// JIT-compiles PTX text; on failure the error carries the JIT's log.
-    fn load(workload: &str, ptx: &str) -> Result<Module, Error> {
+    /// JIT-compiles `ptx`; `max_registers` is the manifest's `maxrregcount` (`CU_JIT_MAX_REGISTERS`,
+    /// what `ptxas --maxrregcount` is for the simulator).
+    fn load(workload: &str, ptx: &str, max_registers: Option<u32>) -> Result<Module, Error> {
         let image = CString::new(ptx)
             .map_err(|_| Error::Workload { workload: workload.into(), message: "the PTX contains a NUL byte".into() })?;
         let mut jit_log = vec![0u8; JIT_LOG_BYTES];
-        let mut options = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        // Option values travel in pointer-sized slots; the size is a plain integer there.
-        let mut values: [*mut c_void; 2] = [jit_log.as_mut_ptr().cast(), std::ptr::without_provenance_mut(jit_log.len())];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_MAX_REGISTERS,
+        ];
+        // Option values travel in pointer-sized slots; sizes and counts are plain integers there.
+        let mut values: [*mut c_void; 3] = [
+            jit_log.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(jit_log.len()),
+            std::ptr::without_provenance_mut(max_registers.unwrap_or(0) as usize),
+        ];
+        let n = if max_registers.is_some() { 3 } else { 2 };
         let mut module = MaybeUninit::uninit();
-        // SAFETY: a NUL-terminated image; two options with their values; the log outlives the call.
+        // SAFETY: a NUL-terminated image; `n` options with their values; the log outlives the call.
         let r = unsafe {
-            sys::cuModuleLoadDataEx(module.as_mut_ptr(), image.as_ptr().cast(), 2, options.as_mut_ptr(), values.as_mut_ptr())
+            sys::cuModuleLoadDataEx(module.as_mut_ptr(), image.as_ptr().cast(), n, options.as_mut_ptr(), values.as_mut_ptr())
         };
         match r.result() {
             // SAFETY: set by a successful call.

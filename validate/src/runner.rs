@@ -145,7 +145,7 @@ fn blank(name: &str) -> WorkloadRecord {
         block: [0; 3],
         cluster: [0; 3],
         dynamic_smem: 0,
-        manifest_registers: 0,
+        manifest_registers: None,
         launched: false,
         cycles: None,
         clock_ghz: None,

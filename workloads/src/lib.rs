@@ -31,4 +31,4 @@ pub use manifest::{
     TensorMap, MAX_CHASE_SLOTS,
 };
 pub use reference::{references, Expected, RefCtx, RefError, Reference};
-pub use workload::{bundled_groups, bundled_names, Launch, Workload};
+pub use workload::{bundled_groups, bundled_names, Launch, RegsSource, Spills, Workload};

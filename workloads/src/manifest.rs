@@ -37,8 +37,13 @@ pub struct Manifest {
     /// As written; [`crate::Launch`] resolves the default from the PTX.
     pub cluster: Option<[u32; 3]>,
     pub dynamic_smem: u32,
-    /// As written; [`crate::Launch`] resolves the default from the PTX.
+    /// As written: registers per thread as ptxas reported them for the GPU's build (bundled
+    /// workloads: CUDA 13.0 for the H200, which the driver's `CU_FUNC_ATTRIBUTE_NUM_REGS` confirms).
+    /// Absent: the compiler's count or the simulator's estimate ([`crate::RegsSource`]).
     pub regs_per_thread: Option<u32>,
+    /// A register limit as `nvcc -maxrregcount N` / `ptxas --maxrregcount N` sets it: passed to
+    /// ptxas and applied to the estimate. Absent: only the PTX's own `.maxnreg` and launch bounds.
+    pub maxrregcount: Option<u32>,
     pub buffers: Vec<BufferSpec>,
     pub args: Vec<Arg>,
     pub check: Option<CheckSpec>,
@@ -178,6 +183,7 @@ struct RawManifest {
     cluster: Option<Spanned<Vec<Spanned<u32>>>>,
     dynamic_smem: Option<u32>,
     regs_per_thread: Option<Spanned<u32>>,
+    maxrregcount: Option<Spanned<u32>>,
     #[serde(default, rename = "buffer")]
     buffers: Vec<RawBuffer>,
     #[serde(default, rename = "arg")]
@@ -391,6 +397,16 @@ pub(crate) fn parse(
         )
     })?;
 
+    for (key, value) in [("regs_per_thread", &raw.regs_per_thread), ("maxrregcount", &raw.maxrregcount)] {
+        if let Some(r) = value.as_ref().filter(|r| !(1..=255).contains(r.get_ref())) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                r,
+                format!("`{key}` must be between 1 and 255 (the most a thread can address), got {}", r.get_ref()),
+            ));
+        }
+    }
+
     let mut buffers: Vec<BufferSpec> = Vec::new();
     for b in &raw.buffers {
         if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
@@ -461,6 +477,7 @@ pub(crate) fn parse(
         cluster,
         dynamic_smem: raw.dynamic_smem.unwrap_or(0),
         regs_per_thread: raw.regs_per_thread.map(|r| r.into_inner()),
+        maxrregcount: raw.maxrregcount.map(|r| r.into_inner()),
         buffers,
         args,
         check,

@@ -1,10 +1,11 @@
-//! A light read of PTX text: the parameter list and performance directives of one `.entry`, and a
-//! coarse register estimate. Enough to check a manifest against its kernel without the `isa`
-//! crate's full parser (this crate must stay independent of it).
+//! A light read of PTX text: the parameter list and performance directives of one `.entry`.
+//! Enough to check a manifest against its kernel without the `isa` crate's full parser (this crate
+//! must stay independent of it). Registers are not estimated here: the simulator does that from
+//! the lowered program (`warpsim_isa::liveness`), or asks ptxas (`warpsim-toolchain`).
 //!
 //! It understands `.visible .entry NAME( .param .u64 NAME_param_0, .param .align 64 .b8 X[128] )`
 //! followed by directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg`,
-//! `.reqnctapercluster`) and the body's `.reg .TYPE %x<N>;` declarations.
+//! `.reqnctapercluster`).
 
 /// One `.param` of an entry: its type suffix (`u64`, `f32`, `b8`, ...) and array length if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +37,6 @@ pub struct PtxEntry {
     pub minnctapersm: Option<u32>,
     pub maxnreg: Option<u32>,
     pub reqnctapercluster: Option<[u32; 3]>,
-    /// Declared virtual registers, in 32-bit units (64-bit ones count twice, predicates not at all).
-    pub declared_regs32: u32,
 }
 
 /// Find `.entry name(` in `ptx` and read its parameters and directives.
@@ -58,8 +57,7 @@ pub fn find_entry(ptx: &str, name: &str) -> Option<PtxEntry> {
         .collect::<Option<Vec<_>>>()?;
     let body_start = close + ptx[close..].find('{')?;
     let header = &ptx[close + 1..body_start];
-    let body_end = matching_brace(ptx, body_start)?;
-    let body = &ptx[body_start..body_end];
+    matching_brace(ptx, body_start)?;
     Some(PtxEntry {
         params,
         maxntid: directive(header, ".maxntid")
@@ -68,7 +66,6 @@ pub fn find_entry(ptx: &str, name: &str) -> Option<PtxEntry> {
         minnctapersm: directive(header, ".minnctapersm").and_then(|v| v.first().copied()),
         maxnreg: directive(header, ".maxnreg").and_then(|v| v.first().copied()),
         reqnctapercluster: directive(header, ".reqnctapercluster").map(dims3),
-        declared_regs32: declared_regs32(body),
     })
 }
 
@@ -137,46 +134,6 @@ fn dims3(v: Vec<u32>) -> [u32; 3] {
     ]
 }
 
-fn declared_regs32(body: &str) -> u32 {
-    body.lines()
-        .map(str::trim)
-        .filter_map(|l| l.strip_prefix(".reg"))
-        .filter_map(|l| {
-            let mut toks = l.split_whitespace();
-            let ty = toks.next()?.trim_start_matches('.');
-            if ty == "pred" {
-                return Some(0);
-            }
-            let bits: u32 = ty[1..].parse().ok()?;
-            let decl = toks.next()?.trim_end_matches(';');
-            let count = match decl.find('<') {
-                Some(i) => decl[i + 1..].trim_end_matches('>').parse().ok()?,
-                None => 1,
-            };
-            Some(count * bits.div_ceil(32))
-        })
-        .sum()
-}
-
-impl PtxEntry {
-    /// A coarse registers-per-thread estimate for manifests that give none: the declared virtual
-    /// registers (an upper bound on what ptxas keeps live at once), capped by `.maxnreg`, by what
-    /// `__launch_bounds__` (`.maxntid` + `.minnctapersm`) leaves per thread of a 64K-register SM
-    /// (rounded down to a multiple of 8), and by the architectural 255; at least 16.
-    pub fn estimate_regs(&self) -> u32 {
-        let mut regs = self.declared_regs32.clamp(16, 255);
-        if let Some(m) = self.maxnreg {
-            regs = regs.min(m);
-        }
-        if let (Some(t), Some(b)) = (self.maxntid, self.minnctapersm) {
-            if let Some(per_thread) = 65536u32.checked_div(t[0] * t[1] * t[2] * b.max(1)) {
-                regs = regs.min(per_thread / 8 * 8).max(16);
-            }
-        }
-        regs
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,8 +179,6 @@ mod tests {
         assert_eq!(e.maxntid, Some([256, 1, 1]));
         assert_eq!(e.minnctapersm, Some(4));
         assert_eq!(e.reqnctapercluster, Some([2, 1, 1]));
-        assert_eq!(e.declared_regs32, 10 + 16 + 1);
-        assert_eq!(e.estimate_regs(), 27);
         assert_eq!(find_entry(PTX, "other").unwrap().params.len(), 1);
         assert!(find_entry(PTX, "missing").is_none());
         assert!(find_entry(PTX, "ot").is_none());

@@ -28,10 +28,51 @@ pub struct Launch {
     pub cluster: [u32; 3],
     /// Dynamic shared memory per block, bytes.
     pub dynamic_smem: u32,
-    /// From the manifest, else [`crate::ptx::PtxEntry::estimate_regs`].
-    pub regs_per_thread: u32,
-    /// True when `regs_per_thread` is the PTX estimate rather than a manifest value.
-    pub regs_estimated: bool,
+    /// Registers per thread when known (the manifest's, or the compiler's once a caller has asked
+    /// it); `None`: the simulator estimates them from the PTX. [`Launch::regs_source`] says which.
+    pub regs_per_thread: Option<u32>,
+    pub regs_source: RegsSource,
+    /// The manifest's `maxrregcount`: the register limit the kernel is compiled under.
+    pub maxrregcount: Option<u32>,
+    /// Local-memory traffic of the compiler's register spills (zero unless the compiler said so).
+    pub spills: Spills,
+}
+
+/// Where a launch's registers-per-thread figure comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegsSource {
+    /// The manifest's `regs_per_thread` (bundled workloads: ptxas's count for the H200's build).
+    Manifest,
+    /// The compiler's report for the simulated target, e.g. `ptxas 13.0.88, sm_90`.
+    Compiler(String),
+    /// Not given: estimated from the PTX (the simulator's register-liveness estimate).
+    Estimate,
+}
+
+impl std::fmt::Display for RegsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegsSource::Manifest => f.write_str("manifest"),
+            RegsSource::Compiler(tool) => f.write_str(tool),
+            RegsSource::Estimate => f.write_str("estimated"),
+        }
+    }
+}
+
+/// Per-thread spill code as `ptxas -v` reports it: static bytes of spill stores and loads in the
+/// machine code, and the stack frame they live in; a timing model issues them as local-memory
+/// accesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spills {
+    pub store_bytes: u32,
+    pub load_bytes: u32,
+    pub stack_bytes: u32,
+}
+
+impl Spills {
+    pub fn any(&self) -> bool {
+        self.store_bytes > 0 || self.load_bytes > 0
+    }
 }
 
 impl Launch {
@@ -107,10 +148,10 @@ impl Workload {
                 .or(parsed.entry.reqnctapercluster)
                 .unwrap_or([1, 1, 1]),
             dynamic_smem: m.dynamic_smem,
-            regs_per_thread: m
-                .regs_per_thread
-                .unwrap_or_else(|| parsed.entry.estimate_regs()),
-            regs_estimated: m.regs_per_thread.is_none(),
+            regs_per_thread: m.regs_per_thread,
+            regs_source: if m.regs_per_thread.is_some() { RegsSource::Manifest } else { RegsSource::Estimate },
+            maxrregcount: m.maxrregcount,
+            spills: Spills::default(),
         };
         let inputs = m
             .buffers

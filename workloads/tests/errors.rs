@@ -99,7 +99,8 @@ fn expect(
 fn good_manifest_loads() {
     let w = load(GOOD).unwrap();
     assert_eq!(w.launch.cluster, [1, 1, 1]);
-    assert!(w.launch.regs_estimated);
+    assert_eq!(w.launch.regs_source, warpsim_workloads::RegsSource::Estimate);
+    assert_eq!(w.launch.regs_per_thread, None);
 }
 
 #[test]
