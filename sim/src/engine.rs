@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub threads: usize,
     /// Registers per thread for occupancy (`launch__registers_per_thread`).
     pub regs_per_thread: u32,
+    /// The compiler's spill code, issued as local-memory traffic (`IssueTable::new`).
+    pub spills: warpsim_workloads::Spills,
     /// Stop (with a watchdog fault) after this many simulated cycles.
     pub max_cycles: u64,
 }
@@ -75,7 +77,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let t0 = Instant::now();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
-    let table = Arc::new(IssueTable::new(&k.prog, &cfg));
+    let table = Arc::new(IssueTable::new(&k.prog, &cfg, &opts.spills));
     let nsm = cfg.sm.count.max(1);
     let ngpc = cfg.sm.gpcs.clamp(1, nsm);
     // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).

@@ -227,7 +227,7 @@ pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outco
     let mut p = prepare(w, cfg.sm.count)?;
     crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
-    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, max_cycles: 1 << 40 };
+    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, max_cycles: 1 << 40 };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })

@@ -14,6 +14,7 @@ use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
+use warpsim_workloads::Spills;
 
 use crate::banks;
 use crate::cache::SectorCache;
@@ -130,6 +131,10 @@ pub struct IssueTable {
     insts: Vec<IssueInfo>,
     /// Scoreboard registers, `IssueInfo::regs` ranges into it.
     regs: Vec<u32>,
+    /// Per-thread bytes of spill slots in local memory.
+    spill_frame: u64,
+    /// Spill reloads and stores in the whole kernel.
+    spill_total: (u64, u64),
 }
 
 #[derive(Clone, Copy)]
@@ -145,11 +150,20 @@ struct IssueInfo {
     regs: (u32, u32),
     /// The FP-operation counter the instruction adds to ([`crate::flops::kind`]).
     flops: Option<usize>,
+    /// Spill reloads before it and spill stores after it (4-byte local accesses per lane), and
+    /// the program-order index of its first of each: the k-th store writes slot k of the spill
+    /// frame, and a reload reads the slot of the latest store before it, so a value is reloaded
+    /// from where it was spilled, soon after.
+    spill_loads: u16,
+    spill_stores: u16,
+    spill_first: (u32, u32),
 }
 
 impl IssueTable {
-    pub fn new(prog: &Program, cfg: &ArchConfig) -> IssueTable {
+    /// `spills`: the compiler's spill code for this kernel ([`spill_placement`] spreads it).
+    pub fn new(prog: &Program, cfg: &ArchConfig, spills: &Spills) -> IssueTable {
         let costs = warpsim_isa::costs::program_costs(prog, &cfg.machine_ops.0);
+        let (loads, stores) = (spill_placement(prog, &costs, spills.load_bytes / 4), spill_placement(prog, &costs, spills.store_bytes / 4));
         let mut regs = Vec::new();
         let insts = prog
             .insts
@@ -170,16 +184,45 @@ impl IssueTable {
                         && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
                     regs: (start, regs.len() as u32),
                     flops: crate::flops::kind(inst),
+                    spill_loads: 0,
+                    spill_stores: 0,
+                    spill_first: (0, 0),
                 }
             })
-            .collect();
-        IssueTable { insts, regs }
+            .collect::<Vec<_>>();
+        let mut insts = insts;
+        let mut first = (0u32, 0u32);
+        for (i, info) in insts.iter_mut().enumerate() {
+            (info.spill_loads, info.spill_stores, info.spill_first) = (loads[i], stores[i], first);
+            first = (first.0 + u32::from(loads[i]), first.1 + u32::from(stores[i]));
+        }
+        // Spill slots sit after the kernel's own local variables, as ptxas's stack frame does.
+        let spill_frame = if spills.any() { u64::from(spills.stack_bytes.max(4)) } else { 0 };
+        IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)) }
     }
 
     /// The pipe of the instruction at `pc` (the ALU beyond the program's end).
     fn unit(&self, pc: u32) -> Unit {
         self.insts.get(pc as usize).map_or(Unit::Alu, |i| i.unit)
     }
+}
+
+/// Spreads `ops` spill accesses (4-byte, per thread) over the kernel's own instructions that
+/// issue machine ops, evenly in program order: `ptxas -v` gives the static amount of spill code,
+/// not where it sits, and a PTX instruction stands for the machine code around it. Straight-line
+/// code runs each spill once per warp, as the H200 shows for `occ_regs_capped` (ncu: 349 more
+/// instructions per warp than the PTX's, ptxas: 365 four-byte spill accesses); in a loop the
+/// spills run every iteration, which is where ptxas puts them when the loop holds the pressure.
+pub fn spill_placement(prog: &Program, costs: &[u8], ops: u32) -> Vec<u16> {
+    let mut out = vec![0u16; prog.insts.len()];
+    let body = prog.funcs.first().map_or(0..prog.insts.len(), |f| f.start as usize..f.end as usize);
+    let sites: Vec<usize> = body.filter(|&i| costs.get(i).is_some_and(|&c| c > 0)).collect();
+    let (n, ops) = (sites.len() as u64, u64::from(ops));
+    for (k, &pc) in sites.iter().enumerate() {
+        let k = k as u64;
+        out[pc] = ((k + 1) * ops / n - k * ops / n).min(u16::MAX as u64) as u16;
+    }
+    out
 }
 
 /// Per-SM event counters.
@@ -388,7 +431,7 @@ impl Sm {
             asyncs: Vec::new(),
             txns: Vec::new(),
             next_age: 0,
-            local_stride: k.local_limit.max(1),
+            local_stride: (k.local_limit + table.spill_frame).max(1),
             events: std::collections::BinaryHeap::new(),
             event_slab: Vec::new(),
             next_group: 0,
@@ -650,6 +693,11 @@ impl Sm {
         if self.trace_issue {
             eprintln!("{now:>10} sm{:<3} w{wi:<3} pc {pc:<5} {}", self.id, self.k.prog.source_line(pc));
         }
+        let spill_mask = if info.spill_loads + info.spill_stores > 0 {
+            self.warps[wi].as_ref().map_or(0, |tw| exec::exec_mask(&tw.w, &self.k.prog.insts[pc as usize]))
+        } else {
+            0
+        };
         // Functional execution.
         let step = {
             let tw = self.warps[wi].as_mut().expect("warp exists");
@@ -688,6 +736,7 @@ impl Sm {
         let fp32_ops = if unit == Unit::Sfu { cost.saturating_sub(1) } else { 0 };
         let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1);
         let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;
+        let (lat, spill_ops) = if spill_mask != 0 { self.spill_traffic(wi, pc, &info, spill_mask, lat)? } else { (lat, 0) };
         let fp32 = self.cfg.pipes.fp32;
         let lat = lat + fp32_ops * fp32.latency as u64;
         // Folded instructions (address arithmetic, moves) have no latency of their own.
@@ -709,7 +758,7 @@ impl Sm {
                 tw.reg_dep[r as usize] = dep;
             }
             // `timing` may have pushed `next` further (wgmma.wait_group): keep that and its cause.
-            let issue_done = now + cost.max(if cost == 0 { 0 } else { 1 });
+            let issue_done = now + cost.max(if cost == 0 { 0 } else { 1 }) + spill_ops;
             if tw.next <= issue_done {
                 tw.next = issue_done;
                 tw.next_dep = Dep::Fixed;
@@ -730,6 +779,36 @@ impl Sm {
             }
         }
         Ok(())
+    }
+
+    /// The compiler's spill code around the instruction at `pc`: its reloads (4-byte local loads
+    /// of the lanes in `mask`, which the instruction waits for) and its spill stores (written
+    /// through to L2, as local stores are), each one machine op through the L1 like any local
+    /// access. Returns the instruction's latency with the reloads in it and the ops issued.
+    fn spill_traffic(&mut self, wi: usize, pc: u32, info: &IssueInfo, mask: u32, lat: u64) -> Result<(u64, u64), Fault> {
+        let own = std::mem::take(&mut self.trace);
+        let slots = (self.table.spill_frame / 4).max(1);
+        let base = self.k.local_limit;
+        let mut reload = 0u64;
+        let n = u64::from(info.spill_loads) + u64::from(info.spill_stores);
+        for i in 0..n {
+            let write = i >= u64::from(info.spill_loads);
+            let (loads, stores) = self.table.spill_total;
+            let k = if write {
+                u64::from(info.spill_first.1) + i - u64::from(info.spill_loads)
+            } else {
+                ((u64::from(info.spill_first.0) + i) * stores / loads.max(1)).saturating_sub(1)
+            };
+            let a = base + k % slots * 4;
+            self.trace = MemTrace { space: TraceSpace::Local, write, atomic: false, size: 4, mask, addr: [a; 32] };
+            let (l, _, _) = self.global_timing(wi, pc)?;
+            if !write {
+                reload = reload.max(l);
+            }
+        }
+        self.trace = own;
+        self.stats.inst_executed += n;
+        Ok((lat + reload, n))
     }
 
     /// Latency, dependency kind and (for memory responses) the token of an issued instruction.

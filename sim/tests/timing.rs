@@ -127,7 +127,7 @@ fn reduce(threads: usize) -> (i32, u64, std::collections::BTreeMap<String, f64>)
     let pout = g.upload("out", 4, &[]);
     let dims = LaunchDims { grid: [79, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let k = g.kernel(program("reduce_shfl"), dims, params(&[(pin, 8), (pout, 8), (n as u64, 4)])).unwrap();
-    let opts = RunOptions { threads, regs_per_thread: 32, max_cycles: 1 << 32 };
+    let opts = RunOptions { threads, regs_per_thread: 32, spills: Default::default(), max_cycles: 1 << 32 };
     let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &opts).unwrap();
     let sum = i32::from_le_bytes(g.download(pout, 4).try_into().unwrap());
     assert_eq!(sum, input.iter().sum::<i32>());
@@ -154,7 +154,7 @@ fn vector_add_counts_sectors_by_coalescing_arithmetic() {
     let pc = g.upload("c", 4 * n as u64, &[]);
     let dims = LaunchDims { grid: [32, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
-    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, max_cycles: 1 << 32 }).unwrap();
+    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 32 }).unwrap();
     let out = g.download(pc, 4 * n as u64);
     for i in 0..n {
         assert_eq!(f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap()), 2.0 * i as f32);
@@ -180,7 +180,7 @@ fn speed_probe() {
     c.sm.count = 132;
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
     let t = std::time::Instant::now();
-    let r = run(Arc::new(c), Arc::new(k), &mut g.mem, &RunOptions { threads: 1, regs_per_thread: 16, max_cycles: 1 << 40 }).unwrap();
+    let r = run(Arc::new(c), Arc::new(k), &mut g.mem, &RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 40 }).unwrap();
     let s = t.elapsed().as_secs_f64();
     println!("timed: {} warp insts in {:.2}s = {:.2} M/s, cycles {}", r.warp_instructions, s, r.warp_instructions as f64 / s / 1e6, r.cycles);
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
@@ -219,4 +219,27 @@ fn integer_adds_share_the_imad_pipe_when_the_preset_says_so() {
     let int_only = bundled_on_h200("occ_regs_free", |c| c.pipes.iadd_on_imad = false);
     assert_eq!(both.counters["smsp__inst_executed.sum"], int_only.counters["smsp__inst_executed.sum"]);
     assert!(both.cycles * 10 < int_only.cycles * 9, "{} vs {}", both.cycles, int_only.cycles);
+}
+
+/// ptxas's spill code (its `-v` figures, given here as ptxas 13.0.88 reports them for
+/// `occ_regs_capped` on sm_90) is issued as local-memory traffic: one machine op per 4-byte spill
+/// access per warp in straight-line code, spill stores written through to L2, reloads served by
+/// the L1 where the stored line still sits, and the kernel slower for it; results unchanged.
+#[test]
+fn spill_code_costs_instructions_l2_writes_and_time() {
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let mut w = warpsim_workloads::Workload::bundled("occ_regs_capped").unwrap();
+    let plain = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
+    w.launch.spills = warpsim_workloads::Spills { store_bytes: 716, load_bytes: 744, stack_bytes: 440 };
+    let spilled = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
+    assert!(spilled.check.passed(), "{}", spilled.check);
+    let (a, b) = (plain.timing.unwrap(), spilled.timing.unwrap());
+    let c = |t: &warpsim_sim::engine::TimingResult, k: &str| t.counters[k];
+    let warps = 264.0 * 8.0;
+    assert_eq!(c(&b, "smsp__inst_executed.sum") - c(&a, "smsp__inst_executed.sum"), (179.0 + 186.0) * warps);
+    // Every spill store writes its 4 sectors (a warp's 32 lanes × 4 bytes) to L2.
+    assert_eq!(c(&b, "lts__t_sectors_op_write.sum") - c(&a, "lts__t_sectors_op_write.sum"), 179.0 * 4.0 * warps);
+    // Reloads mostly hit the L1: far fewer extra L2 reads than reload sectors.
+    assert!(c(&b, "lts__t_sectors_op_read.sum") - c(&a, "lts__t_sectors_op_read.sum") < 0.1 * 186.0 * 4.0 * warps);
+    assert!(b.cycles as f64 > 1.3 * a.cycles as f64, "{} vs {}", b.cycles, a.cycles);
 }

@@ -1,7 +1,7 @@
 //! Filling a launch's compiler-decided resources before it is simulated.
 //!
-//! A manifest's `regs_per_thread` (what the GPU allocated) is kept as it is. Otherwise ptxas is
-//! asked for the simulated target; its registers, spills and stack frame go into the launch with
+//! A manifest's `regs_per_thread` is kept as it is (ptxas, where present, still supplies the
+//! spill code of the same build). Otherwise ptxas is asked for the simulated target; its registers, spills and stack frame go into the launch with
 //! their provenance (`ptxas 13.0.88, sm_90`). Without a ptxas for the target, or when ptxas
 //! rejects the PTX, the launch is left to the simulator's estimate and the caller gets one line
 //! saying so, with the command that installs ptxas.
@@ -42,10 +42,19 @@ pub fn target_for(ptx: &str, cc: [u32; 2]) -> String {
 /// Fills `w.launch`'s registers and spills from ptxas for compute capability `cc` unless the
 /// manifest gives them.
 pub fn resolve(w: &mut Workload, cc: [u32; 2], tc: &Toolchain) -> Resolution {
-    if w.launch.regs_source == RegsSource::Manifest {
+    let target = target_for(&w.ptx, cc);
+    if let (RegsSource::Manifest, Some(regs)) = (&w.launch.regs_source, w.launch.regs_per_thread) {
+        // The manifest's registers stand; ptxas, where present, still says what spill code the
+        // same build has (when its register count agrees, it is the same build).
+        if let Some(tool) = tc.ptxas_for(&target).filter(|_| !tc.disabled) {
+            if let Some(e) = ptxas::compile(tool, &w.ptx, &target, w.launch.maxrregcount).ok().and_then(|r| r.entry(&w.manifest.entry).cloned()) {
+                if e.registers == regs {
+                    w.launch.spills = Spills { store_bytes: e.spill_store_bytes, load_bytes: e.spill_load_bytes, stack_bytes: e.stack_bytes };
+                }
+            }
+        }
         return Resolution::Manifest;
     }
-    let target = target_for(&w.ptx, cc);
     let hint = wheel_hint(cc).map_or("no PyPI ptxas targets this generation".to_string(), |h| format!("for ptxas's figures: {h}"));
     let estimate = |why: String| Resolution::Estimate(format!("registers estimated from the PTX ({why}); {hint}"));
     if tc.disabled {

@@ -1,6 +1,7 @@
 //! The real ptxas, where this machine has one (`tools/setup_cuda_wheels.sh`, or
 //! `pip install nvidia-cuda-nvcc==13.0.88`; `.ci/run` installs it). Without one every test says so
-//! and passes: these check the compiler's answers, which nothing here can fake.
+//! and passes, unless `WARPSIM_REQUIRE_PTXAS` is set (CI): these check the compiler's answers,
+//! which nothing here can fake.
 
 use warpsim_toolchain::{ptxas, resolve, Resolution, Toolchain};
 use warpsim_workloads::{bundled_names, RegsSource, Workload};
@@ -9,6 +10,8 @@ use warpsim_workloads::{bundled_names, RegsSource, Workload};
 fn toolchain(test: &str) -> Option<Toolchain> {
     let tc = Toolchain::discover(None);
     if tc.ptxas_for("sm_90").is_none() {
+        // CI installs ptxas for these tests and sets this: there a missing ptxas is a failure.
+        assert!(std::env::var_os("WARPSIM_REQUIRE_PTXAS").is_none(), "{test}: WARPSIM_REQUIRE_PTXAS is set but no ptxas was found: {tc:?}");
         eprintln!("{test}: skipped, no ptxas for sm_90 on this machine ({})", warpsim_toolchain::discover::INSTALL_HINT);
         return None;
     }
