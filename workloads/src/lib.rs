@@ -17,6 +17,7 @@ mod manifest;
 pub mod ptx;
 mod reference;
 mod reference_blind;
+mod reference_blind3;
 mod reference_hopper;
 pub mod rng;
 mod workload;

@@ -14,6 +14,7 @@ use crate::data::InitData;
 use crate::dtype::{DType, Value};
 use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
+use crate::reference_blind3 as blind3;
 use crate::reference_hopper as hopper;
 
 /// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
@@ -357,6 +358,33 @@ pub fn references() -> &'static [Reference] {
             in ["pos"], out ["acc"], timing [], scalars ["n", "eps2"], params [] => blind::nbody_tile;
         "kmeans_assign": "labels = index of the nearest of `k` centroids for each 2-D point, f32 fmaf(dy, dy, dx * dx), ties to the lowest",
             in ["points", "centroids"], out ["labels"], timing [], scalars ["n"], params ["k"] => blind::kmeans_assign;
+        "chase_threads": "out[t] = the index reached from t * start_stride after `steps` steps j = next[j] (u32)",
+            in ["next"], out ["out"], timing [], scalars ["steps", "start_stride"], params [] => blind3::chase_threads;
+        "ffma_chains": "per thread: `chains` chains x + k (f32) stepped `iters` times by fmaf(v, a, b), summed from 0",
+            in ["x"], out ["out"], timing [], scalars ["a", "b", "iters"], params ["chains"] => blind3::ffma_chains;
+        "shfl_block_sums": "out[b] = block b's sum of its grid-stride elements of in[..n]: f32 thread sums, shfl_down trees per warp, then of the warp sums",
+            in ["in"], out ["out"], timing [], scalars ["n"], params [] => blind3::shfl_block_sums;
+        "spill_mix64": "out[i] = the 64-value, 10-round f32 mix of spill_launch_bounds applied to in[i]",
+            in ["in"], out ["out"], timing [], scalars [], params [] => blind3::spill_mix64;
+        "row_dots": "tmp = A x (nx x ny, row-major), f32 fmaf chain along each row from 0",
+            in ["A", "x"], out ["tmp"], timing [], scalars ["nx", "ny"], params [] => blind3::row_dots;
+        "syrk": "C = alpha A A^T + beta C (A n x m), f32: C * beta, then fmaf(A[i][k] * alpha, A[j][k], c) in k order",
+            in ["A", "C"], out ["C"], timing [], scalars ["alpha", "beta", "n", "m"], params [] => blind3::syrk;
+        "column_center": "mean = column sums of data (n x m, f32 from 0) / float_n; data -= mean per column",
+            in ["data"], out ["data", "mean"], timing [], scalars ["float_n", "m", "n"], params [] => blind3::column_center;
+        "hotspot_step": "out = one explicit hotspot step of temp with power (5-point, edges clamped), f64",
+            in ["temp", "power"], out ["out"], timing [], scalars ["width", "height", "step_div_cap", "rx_1", "ry_1", "rz_1", "amb"], params []
+            => blind3::hotspot_step;
+        "pathfinder": "dst = src after `iteration` rows of the min-path DP over wall (least of 3 upper neighbours, clamped, + wall)",
+            in ["wall", "src"], out ["dst"], timing [], scalars ["cols", "iteration"], params [] => blind3::pathfinder;
+        "nw_scores": "score = the Needleman-Wunsch matrices ((n+1)^2 each) of the pairs of n-residue sequences, subst alphabet^2, linear gap penalty",
+            in ["seq_a", "seq_b", "subst"], out ["score"], timing [], scalars ["penalty"], params ["n", "alphabet"] => blind3::nw_scores;
+        "layer_forward": "out[j] = sigmoid (f64) of bias[j] + w[j] . in: 256 strided f32 fmaf sums and a shared-memory tree",
+            in ["w", "bias", "in"], out ["out"], timing [], scalars ["n_in"], params [] => blind3::layer_forward;
+        "bfs_level": "one BFS level over CSR: unvisited (level < 0) neighbours of level-cur nodes get cur + 1 and next = 1",
+            in ["row_ptr", "col_idx", "level"], out ["level", "next"], timing [], scalars ["n", "cur"], params [] => blind3::bfs_level;
+        "srad_coeffs": "dN, dS, dW, dE (neighbour differences, edges clamped) and the SRAD diffusion coefficient c in [0, 1] of J, f64",
+            in ["J"], out ["dN", "dS", "dW", "dE", "c"], timing [], scalars ["rows", "cols", "q0sqr"], params [] => blind3::srad_coeffs;
     };
     REFS
 }

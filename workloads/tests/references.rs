@@ -725,6 +725,245 @@ fn kmeans_assign() {
 }
 
 #[test]
+fn chase_threads() {
+    // cycle 0 -> 2 -> 3 -> 1 -> 0; thread t starts at t * 1, three steps
+    let t = tiny("chase_threads")
+        .input("next", U32, &[2.0, 0.0, 3.0, 1.0])
+        .output("out", U32, 2)
+        .scalar("steps", S32, 3.0)
+        .scalar("start_stride", U32, 1.0);
+    same(t.expect("out"), &[1.0, 3.0]);
+}
+
+#[test]
+fn ffma_chains() {
+    // x = 1: chains 1 -> 3 -> 7 and 2 -> 5 -> 11 (v = 2v + 1), sum 18; x = 0.5: 5 + 9
+    let t = tiny("ffma_chains")
+        .input("x", F32, &[1.0, 0.5])
+        .output("out", F32, 2)
+        .scalar("a", F32, 2.0)
+        .scalar("b", F32, 1.0)
+        .scalar("iters", S32, 2.0)
+        .params("chains = 2");
+    same(t.expect("out"), &[18.0, 14.0]);
+}
+
+#[test]
+fn shfl_block_sums() {
+    // 2 blocks of 64 threads, in[i] = i: block 0 owns i mod 128 < 64, block 1 the rest
+    let mut t = tiny("shfl_block_sums")
+        .input("in", F32, &iota(256))
+        .output("out", F32, 2)
+        .scalar("n", S32, 256.0);
+    (t.grid, t.block) = (2, 64);
+    same(t.expect("out"), &[12224.0, 20416.0]);
+    // only the first n elements count
+    let mut t = tiny("shfl_block_sums")
+        .input("in", F32, &iota(256))
+        .output("out", F32, 2)
+        .scalar("n", S32, 100.0);
+    (t.grid, t.block) = (2, 64);
+    same(t.expect("out"), &[(0..64).sum::<i32>() as f64, (64..100).sum::<i32>() as f64]);
+    // the shuffle tree's order: 2^24 in thread 0, 1 in threads 1 and 16 of one warp: thread 0
+    // adds thread 16's 1 first (rounds away), then thread 1's (rounds away again)
+    let mut x = vec![0.0; 32];
+    (x[0], x[1], x[16]) = (16_777_216.0, 1.0, 1.0);
+    let t = tiny("shfl_block_sums")
+        .input("in", F32, &x)
+        .output("out", F32, 1)
+        .scalar("n", S32, 32.0);
+    same(t.expect("out"), &[16_777_216.0]);
+}
+
+#[test]
+fn spill_mix64() {
+    // the kernel restated: 64 values fmaf(x, k + 1, k), 10 sweeps of
+    // v[k] = v[k] / 2 + v[(k + 11) % 64] / 4 in place, then s = fmaf(v[k], (k & 7) + 1, s)
+    let mix = |x: f32| {
+        let mut v = [0.0f32; 64];
+        for (k, vk) in v.iter_mut().enumerate() {
+            *vk = x.mul_add((k + 1) as f32, k as f32);
+        }
+        for _ in 0..10 {
+            for k in 0..64 {
+                let w = v[(k + 11) % 64] * 0.25;
+                v[k] = v[k].mul_add(0.5, w);
+            }
+        }
+        let mut s = 0.0f32;
+        for (k, vk) in v.iter().enumerate() {
+            s = vk.mul_add(((k & 7) + 1) as f32, s);
+        }
+        s as f64
+    };
+    let t = tiny("spill_mix64").input("in", F32, &[0.0, 1.0, -0.5]).output("out", F32, 3);
+    let got = t.expect("out");
+    same(got.clone(), &[mix(0.0), mix(1.0), mix(-0.5)]);
+    // a contraction (weights 3/4 per sweep) of values that grow with x
+    assert!(got[1] > got[0] && got[0] > got[2], "{got:?}");
+}
+
+#[test]
+fn row_dots() {
+    // [1 2; 3 4; 5 7] [1 -1] = [-1 -1 -2]
+    let t = tiny("row_dots")
+        .input("A", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
+        .input("x", F32, &[1.0, -1.0])
+        .output("tmp", F32, 3)
+        .scalar("nx", S32, 3.0)
+        .scalar("ny", S32, 2.0);
+    same(t.expect("tmp"), &[-1.0, -1.0, -2.0]);
+    // an fmaf chain in column order: 2^24 + 1 + 1 rounds to 2^24 twice
+    let t = tiny("row_dots")
+        .input("A", F32, &[16_777_216.0, 1.0, 1.0])
+        .input("x", F32, &[1.0, 1.0, 1.0])
+        .output("tmp", F32, 1)
+        .scalar("nx", S32, 1.0)
+        .scalar("ny", S32, 3.0);
+    same(t.expect("tmp"), &[16_777_216.0]);
+}
+
+#[test]
+fn syrk() {
+    // A = [1 2; 3 4]: A Aᵀ = [5 11; 11 25]; C = 2 A Aᵀ + 3 I
+    let t = tiny("syrk")
+        .input("A", F32, &[1.0, 2.0, 3.0, 4.0])
+        .inout("C", F32, &[1.0, 0.0, 0.0, 1.0])
+        .scalar("alpha", F32, 2.0)
+        .scalar("beta", F32, 3.0)
+        .scalar("n", S32, 2.0)
+        .scalar("m", S32, 2.0);
+    same(t.expect("C"), &[13.0, 22.0, 22.0, 53.0]);
+}
+
+#[test]
+fn column_center() {
+    // 2 rows x 3 columns [1 2 3; 3 6 9]: means [2 4 6]
+    let t = tiny("column_center")
+        .inout("data", F32, &[1.0, 2.0, 3.0, 3.0, 6.0, 9.0])
+        .output("mean", F32, 3)
+        .scalar("float_n", F32, 2.0)
+        .scalar("m", S32, 3.0)
+        .scalar("n", S32, 2.0);
+    same(t.expect("mean"), &[2.0, 4.0, 6.0]);
+    same(t.expect("data"), &[-1.0, -2.0, -3.0, 1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn hotspot_step() {
+    let run = |temp: &[f64], power: &[f64], width: f64, height: f64| {
+        tiny("hotspot_step")
+            .input("temp", F32, temp)
+            .input("power", F32, power)
+            .output("out", F32, temp.len() as u64)
+            .scalar("width", S32, width)
+            .scalar("height", S32, height)
+            .scalar("step_div_cap", F32, 0.5)
+            .scalar("rx_1", F32, 0.25)
+            .scalar("ry_1", F32, 0.125)
+            .scalar("rz_1", F32, 0.01)
+            .scalar("amb", F32, 200.0)
+            .expect("out")
+    };
+    // uniform 300 K, 2 x 2: only power and the ambient term; 300 + 0.5 (p + (200 - 300) 0.01)
+    let got = run(&[300.0; 4], &[1.0, 0.0, 0.0, 3.0], 2.0, 2.0);
+    let rz = 0.01f32 as f64;
+    let want = [1.0, 0.0, 0.0, 3.0].map(|p| 300.0 + 0.5 * (p - 100.0 * rz));
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-9, "{got:?} vs {want:?}");
+    }
+    // one row [0 10 20], no power, ambient 200: edges reuse themselves (x: rx_1 = 1/4)
+    let got = run(&[0.0, 10.0, 20.0], &[0.0; 3], 3.0, 1.0);
+    let want = [0.0 + 0.5 * (10.0 * 0.25 + 200.0 * rz), 10.0 + 0.5 * 190.0 * rz, 20.0 + 0.5 * (-10.0 * 0.25 + 180.0 * rz)];
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-9, "{got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn pathfinder() {
+    // src [4 8 6], rows [0 0 0] and [3 0 9]: [4 4 6], then [7 4 13]
+    let t = tiny("pathfinder")
+        .input("wall", S32, &[0.0, 0.0, 0.0, 3.0, 0.0, 9.0])
+        .input("src", S32, &[4.0, 8.0, 6.0])
+        .output("dst", S32, 3)
+        .scalar("cols", S32, 3.0)
+        .scalar("iteration", S32, 2.0);
+    same(t.expect("dst"), &[7.0, 4.0, 13.0]);
+}
+
+#[test]
+fn nw_scores() {
+    // match +1, mismatch -1, gap 1; pair 0: "01" vs "01", pair 1: "00" vs "11"
+    let t = tiny("nw_scores")
+        .input("seq_a", S32, &[0.0, 1.0, 0.0, 0.0])
+        .input("seq_b", S32, &[0.0, 1.0, 1.0, 1.0])
+        .input("subst", S32, &[1.0, -1.0, -1.0, 1.0])
+        .output("score", S32, 18)
+        .scalar("penalty", S32, 1.0)
+        .params("n = 2\nalphabet = 2");
+    same(
+        t.expect("score"),
+        &[0.0, -1.0, -2.0, -1.0, 1.0, 0.0, -2.0, 0.0, 2.0, 0.0, -1.0, -2.0, -1.0, -1.0, -2.0, -2.0, -2.0, -2.0],
+    );
+}
+
+#[test]
+fn layer_forward() {
+    // unit 0: 1 + 2 + bias 0 = 3; unit 1: 0 + bias -1
+    let t = tiny("layer_forward")
+        .input("w", F32, &[1.0, 2.0, 0.0, 0.0])
+        .input("bias", F32, &[0.0, -1.0])
+        .input("in", F32, &[1.0, 1.0])
+        .output("out", F32, 2)
+        .scalar("n_in", S32, 2.0);
+    let got = t.expect("out");
+    let want = [1.0 / (1.0 + (-3f64).exp()), 1.0 / (1.0 + 1f64.exp())];
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-12, "{got:?}");
+    }
+}
+
+#[test]
+fn bfs_level() {
+    // 0 -> 1, 2; 1 -> 3; 2 -> 0; 3 -> 0; levels [0, -1, 1, -1], frontier level 0
+    let t = tiny("bfs_level")
+        .input("row_ptr", S32, &[0.0, 2.0, 3.0, 4.0, 5.0])
+        .input("col_idx", S32, &[1.0, 2.0, 3.0, 0.0, 0.0])
+        .inout("level", S32, &[0.0, -1.0, 1.0, -1.0])
+        .output("next", DType::U8, 4)
+        .scalar("n", S32, 4.0)
+        .scalar("cur", S32, 0.0);
+    same(t.expect("level"), &[0.0, 1.0, 1.0, -1.0]);
+    same(t.expect("next"), &[0.0, 1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn srad_coeffs() {
+    // 3 x 3 image of ones with a 3 in the middle, q0sqr = 0.25
+    let mut img = [1.0; 9];
+    img[4] = 3.0;
+    let t = tiny("srad_coeffs")
+        .input("J", F32, &img)
+        .output("dN", F32, 9)
+        .output("dS", F32, 9)
+        .output("dW", F32, 9)
+        .output("dE", F32, 9)
+        .output("c", F32, 9)
+        .scalar("rows", S32, 3.0)
+        .scalar("cols", S32, 3.0)
+        .scalar("q0sqr", F32, 0.25);
+    same(t.expect("dS"), &[0.0, 2.0, 0.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0]);
+    same(t.expect("dE"), &[0.0, 0.0, 0.0, 2.0, -2.0, 0.0, 0.0, 0.0, 0.0]);
+    let c = t.expect("c");
+    // corners see no gradient: q = 0, c = 1 / (1 - 1 / 1.25) = 5, clamped to 1
+    assert_eq!((c[0], c[8]), (1.0, 1.0));
+    // the centre: d = -2 all round, G2 = 16/9, L = -8/3, q² = (8/9 - 4/9) / (1/3)² = 4
+    let want = 1.0 / (1.0 + (4.0 - 0.25) / (0.25 * 1.25));
+    assert!((c[4] - want).abs() < 1e-12, "{c:?}");
+}
+
+#[test]
 fn every_reference_has_a_test_here() {
     let src = include_str!("references.rs");
     for r in references() {
