@@ -287,6 +287,11 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
         s.within_25_pct,
         s.inst_mape_pct
     );
+    out!("{:<66} {:>4} {:>14} {:>12}  worst", "counter (error vs ncu: % relative; points for .pct)", "n", "median |err|", "mean |err|");
+    for c in s.counters.iter().filter(|c| !c.counter.contains("average_warps_issue_stalled")) {
+        let u = if c.unit == "points" { " pt" } else { "%" };
+        out!("{:<66} {:>4} {:>12.1}{u:<2} {:>10.1}{u:<2}  {} {:+.1}{u}", c.counter, c.n, c.median_abs_error, c.mean_abs_error, c.worst, c.worst_error);
+    }
     let sources: Vec<String> = s.registers_sources.iter().map(|(k, n)| format!("{n} {k}")).collect();
     out!(
         "registers per thread: {}; launch__registers_per_thread equals ncu's on {} of {}",

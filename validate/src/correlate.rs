@@ -44,6 +44,71 @@ pub struct Row {
     pub registers_source: String,
 }
 
+/// One counter over the workloads: errors relative to ncu's value, in percent, except for
+/// percentages (`.pct` counters: hit rates, occupancy), whose error is the difference in points.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CounterSummary {
+    pub counter: String,
+    /// `%` (relative) or `points`.
+    pub unit: &'static str,
+    /// Workloads compared (a zero ncu value has no relative error and is not counted).
+    pub n: usize,
+    pub median_abs_error: f64,
+    pub mean_abs_error: f64,
+    pub worst: String,
+    pub worst_error: f64,
+}
+
+/// The error of a simulated counter value against ncu's, in the counter's [`CounterSummary::unit`];
+/// `None` where a relative error is undefined (ncu says 0).
+pub fn counter_error(counter: &str, measured: f64, simulated: f64) -> Option<f64> {
+    if counter.ends_with(".pct") {
+        Some(simulated - measured)
+    } else if measured == 0.0 {
+        None
+    } else {
+        Some(rel(simulated, measured))
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn counter_summaries(rows: &[Row]) -> Vec<CounterSummary> {
+    let mut by: BTreeMap<&str, Vec<(&str, f64)>> = BTreeMap::new();
+    for r in rows {
+        for (k, &(m, s)) in &r.counters {
+            if let Some(e) = counter_error(k, m, s) {
+                by.entry(k).or_default().push((&r.workload, e));
+            }
+        }
+    }
+    by.into_iter()
+        .map(|(k, errs)| {
+            let mut abs: Vec<f64> = errs.iter().map(|e| e.1.abs()).collect();
+            let worst = errs.iter().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).copied().unwrap_or(("", 0.0));
+            CounterSummary {
+                counter: k.to_string(),
+                unit: if k.ends_with(".pct") { "points" } else { "%" },
+                n: errs.len(),
+                mean_abs_error: abs.iter().sum::<f64>() / abs.len().max(1) as f64,
+                median_abs_error: median(&mut abs),
+                worst: worst.0.to_string(),
+                worst_error: worst.1,
+            }
+        })
+        .collect()
+}
+
 /// Which registers-per-thread figure the simulated runs use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Registers {
@@ -77,6 +142,8 @@ pub struct Summary {
     pub registers_compared: usize,
     /// How many runs took their registers from each source.
     pub registers_sources: BTreeMap<String, usize>,
+    /// Every counter both sides report, summarised over the workloads.
+    pub counters: Vec<CounterSummary>,
     /// (workload, why) of workloads left out.
     pub skipped: Vec<(String, String)>,
 }
@@ -181,6 +248,7 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
         registers_equal: regs.iter().filter(|(m, s)| m == s).count(),
         registers_compared: regs.len(),
         registers_sources,
+        counters: counter_summaries(rows),
         skipped,
     }
 }
