@@ -93,6 +93,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
             blocks: Vec::new(),
             reconv: Vec::new(),
             files: m.files.clone(),
+            nounroll: Vec::new(),
             ptx_file: file.to_string(),
         },
         globals: HashMap::new(),
@@ -427,6 +428,9 @@ impl<'a> Lowerer<'a> {
                     if t < self.raw_tables.len() {
                         self.table_scopes.push(scopes.clone());
                     }
+                }
+                Stmt::Pragma(words, _) if words.iter().any(|w| w == "nounroll") => {
+                    self.prog.nounroll.push(self.prog.insts.len() as u32);
                 }
                 Stmt::CallPrototype { .. } | Stmt::Pragma(..) => {}
                 Stmt::Loc(l) => {

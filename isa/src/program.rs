@@ -123,6 +123,10 @@ pub struct Program {
     pub reconv: Vec<u32>,
     /// `.file` table for source lines.
     pub files: Vec<(u32, String)>,
+    /// Instruction indices of the loops marked `.pragma "nounroll";` (the index of the first
+    /// instruction after the pragma, which opens the loop body): ptxas leaves these loops rolled,
+    /// which [`crate::liveness::estimate_registers`] needs to know.
+    pub nounroll: Vec<u32>,
     /// The PTX file the program came from (for messages).
     pub ptx_file: String,
 }

@@ -16,8 +16,7 @@ pub struct KernelSummary {
     /// Instructions of device functions lowered alongside it.
     pub func_insts: usize,
     pub regs: usize,
-    /// Peak PTX register pressure in 32-bit registers ([`crate::liveness::estimate_registers`]):
-    /// before ptxas scheduling and rematerialization, so a rough guide to what it allocates.
+    /// Registers per thread ptxas is estimated to allocate ([`crate::liveness::estimate_registers`]).
     pub pressure: u32,
     /// (name, type, bytes) of each parameter.
     pub params: Vec<(String, String, u64)>,
@@ -55,7 +54,7 @@ impl fmt::Display for KernelSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} instructions ({} in device functions), {} virtual registers (peak pressure {} 32-bit), {} B static shared, target {}",
+            "{}: {} instructions ({} in device functions), {} virtual registers (~{} registers/thread estimated for ptxas), {} B static shared, target {}",
             self.name, self.insts, self.func_insts, self.regs, self.pressure, self.static_smem, self.target
         )?;
         for (n, t, b) in &self.params {
