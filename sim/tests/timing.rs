@@ -159,10 +159,18 @@ fn vector_add_counts_sectors_by_coalescing_arithmetic() {
     for i in 0..n {
         assert_eq!(f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap()), 2.0 * i as f32);
     }
-    // Two loads of 8192 floats: 2 × 32 KiB = 2048 sectors; stores 1024 sectors.
+    // Two loads of 8192 floats: 2 × 32 KiB = 2048 sectors; stores 1024 sectors. The L2 counts
+    // each at every slice it visits: lines homed in the other of the two partitions twice.
     assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], 2048.0);
-    assert_eq!(r.counters["lts__t_sectors_op_write.sum"], 1024.0);
-    assert_eq!(r.counters["lts__t_sectors_op_read.sum"], 2048.0);
+    let (w, rd) = (r.counters["lts__t_sectors_op_write.sum"], r.counters["lts__t_sectors_op_read.sum"]);
+    assert!(w > 1.3 * 1024.0 && w < 1.7 * 1024.0, "{w}");
+    assert!(rd > 1.3 * 2048.0 && rd < 1.7 * 2048.0, "{rd}");
+    let mut one = cfg();
+    one.l2.partitions = 1;
+    let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
+    let r1 = run(Arc::new(one), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 32 }).unwrap();
+    assert_eq!(r1.counters["lts__t_sectors_op_write.sum"], 1024.0);
+    assert_eq!(r1.counters["lts__t_sectors_op_read.sum"], 2048.0);
     assert!(r.cycles > 3000);
     println!("vadd cycles {} counters {:?} stalls {:?}", r.cycles, r.counters, r.stalls);
 }
@@ -236,9 +244,13 @@ fn spill_code_costs_instructions_l2_writes_and_time() {
     let (a, b) = (plain.timing.unwrap(), spilled.timing.unwrap());
     let c = |t: &warpsim_sim::engine::TimingResult, k: &str| t.counters[k];
     let warps = 264.0 * 8.0;
-    assert_eq!(c(&b, "smsp__inst_executed.sum") - c(&a, "smsp__inst_executed.sum"), (179.0 + 186.0) * warps);
-    // Every spill store writes its 4 sectors (a warp's 32 lanes × 4 bytes) to L2.
-    assert_eq!(c(&b, "lts__t_sectors_op_write.sum") - c(&a, "lts__t_sectors_op_write.sum"), 179.0 * 4.0 * warps);
+    // One op per spill access per warp, but for the few placed on instructions a warp skips.
+    let extra = c(&b, "smsp__inst_executed.sum") - c(&a, "smsp__inst_executed.sum");
+    assert!(extra <= (179.0 + 186.0) * warps && extra >= 0.99 * (179.0 + 186.0) * warps, "{extra}");
+    // Every spill store writes its 4 sectors (a warp's 32 lanes × 4 bytes) to L2, counted at the
+    // near and the home slice for lines homed in the other partition (about half).
+    let writes = c(&b, "lts__t_sectors_op_write.sum") - c(&a, "lts__t_sectors_op_write.sum");
+    assert!(writes > 1.3 * 0.99 * 179.0 * 4.0 * warps && writes < 1.7 * 179.0 * 4.0 * warps, "{writes}");
     // Reloads mostly hit the L1: far fewer extra L2 reads than reload sectors.
     assert!(c(&b, "lts__t_sectors_op_read.sum") - c(&a, "lts__t_sectors_op_read.sum") < 0.1 * 186.0 * 4.0 * warps);
     assert!(b.cycles as f64 > 1.3 * a.cycles as f64, "{} vs {}", b.cycles, a.cycles);
