@@ -314,6 +314,7 @@ fn result(
     put("lts__t_sectors_op_read.sum", ms.stats.sectors_read as f64);
     put("lts__t_sectors_op_write.sum", ms.stats.sectors_write as f64);
     put("lts__t_sectors_op_atom.sum", ms.stats.sectors_atom as f64);
+    put("lts__t_sectors_op_red.sum", ms.stats.sectors_red as f64);
     let lts = ms.stats.sector_hits + ms.stats.sector_misses;
     put("lts__t_sector_hit_rate.pct", if lts > 0 { 100.0 * ms.stats.sector_hits as f64 / lts as f64 } else { 0.0 });
     put("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", s.l1_sectors_global_ld as f64);

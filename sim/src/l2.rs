@@ -31,6 +31,9 @@ pub struct MemReq {
     /// Atomics: the most lanes updating one address (serialized), and the distinct addresses.
     pub ops: u16,
     pub words: u16,
+    /// An atomic whose old value nothing reads: ptxas makes it a reduction (`RED`), which ncu
+    /// counts apart (`lts__t_sectors_op_red`).
+    pub red: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +49,7 @@ pub struct L2Stats {
     pub sectors_read: u64,
     pub sectors_write: u64,
     pub sectors_atom: u64,
+    pub sectors_red: u64,
     pub sector_hits: u64,
     pub sector_misses: u64,
 }
@@ -70,6 +74,18 @@ pub struct MemSys {
     has_l2: bool,
     pub dram: Dram,
     pub stats: L2Stats,
+}
+
+/// Sector lookups a request makes at one slice: its sectors, and for atomics once per lane
+/// updating the same address (they are applied one after another: ncu counts 32 red sectors per
+/// warp for one address, 4 for 32 words of one line).
+fn lookups(r: &MemReq) -> u64 {
+    let n = u64::from(r.sectors.count_ones());
+    if r.kind == ReqKind::Atomic {
+        n * u64::from(r.ops.max(1))
+    } else {
+        n
+    }
 }
 
 impl MemSys {
@@ -136,10 +152,11 @@ impl MemSys {
     /// Counts one slice lookup of the request's sectors (`lts__t_sectors_op_*`: every slice a
     /// request passes through counts it, so a line homed in the other partition counts twice).
     fn count(&mut self, r: &MemReq) {
-        let n = r.sectors.count_ones() as u64;
+        let n = lookups(r);
         match r.kind {
             ReqKind::Read => self.stats.sectors_read += n,
             ReqKind::Write => self.stats.sectors_write += n,
+            ReqKind::Atomic if r.red => self.stats.sectors_red += n,
             ReqKind::Atomic => self.stats.sectors_atom += n,
         }
     }
@@ -147,6 +164,7 @@ impl MemSys {
     /// Services one request; returns the cycle its data (or acknowledgement) is back at the SM.
     pub fn access(&mut self, r: &MemReq) -> u64 {
         let n = r.sectors.count_ones();
+        let lookups = lookups(r);
         self.count(r);
         if !self.has_l2 {
             return self.dram.access(r.t, r.line, n * self.sector as u32, r.kind == ReqKind::Write);
@@ -163,7 +181,7 @@ impl MemSys {
                     let near = self.slice_index(near_p, idx);
                     self.slices[near].tags.invalidate(r.line);
                     self.count(r);
-                    self.stats.sector_hits += n as u64;
+                    self.stats.sector_hits += lookups;
                 }
                 let atomic = r.kind == ReqKind::Atomic;
                 let start = self.queue(home, r.t, self.busy(r));
@@ -171,7 +189,8 @@ impl MemSys {
                 if atomic {
                     let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
                     self.writeback(start, look.evicted);
-                    self.stats.sector_hits += look.hit.count_ones() as u64;
+                    // Same-address lanes after the first find the line there.
+                    self.stats.sector_hits += look.hit.count_ones() as u64 + lookups - n as u64;
                     let data = if look.miss != 0 {
                         let done = self.fill(start, r.line, look.miss);
                         self.slices[home].tags.set_ready(r.line, done);

@@ -157,12 +157,18 @@ struct IssueInfo {
     spill_loads: u16,
     spill_stores: u16,
     spill_first: (u32, u32),
+    /// An atomic whose destination no instruction reads (ptxas emits `RED`).
+    red: bool,
 }
 
 impl IssueTable {
     /// `spills`: the compiler's spill code for this kernel ([`spill_placement`] spreads it).
     pub fn new(prog: &Program, cfg: &ArchConfig, spills: &Spills) -> IssueTable {
         let costs = warpsim_isa::costs::program_costs(prog, &cfg.machine_ops.0);
+        let mut read = vec![false; prog.regs.len()];
+        for r in prog.insts.iter().flat_map(|i| &i.uses) {
+            read[*r as usize] = true;
+        }
         let (loads, stores) = (spill_placement(prog, &costs, spills.load_bytes / 4), spill_placement(prog, &costs, spills.store_bytes / 4));
         let mut regs = Vec::new();
         let insts = prog
@@ -187,6 +193,7 @@ impl IssueTable {
                     spill_loads: 0,
                     spill_stores: 0,
                     spill_first: (0, 0),
+                    red: matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                 }
             })
             .collect::<Vec<_>>();
@@ -1027,7 +1034,7 @@ impl Sm {
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
             if miss != 0 {
-                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, kind: req_kind, ops, words };
+                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
                 self.outbox.push(OutReq { req, token: if needs_data { token } else { None } });
                 reqs += 1;
             } else if let Some(tk) = token {
@@ -1143,7 +1150,7 @@ impl Sm {
                     }
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
-                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind, ops: 0, words: 0 };
+                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind, ops: 0, words: 0, red: false };
                         self.outbox.push(OutReq { req, token: Some(t) });
                     }
                 }
