@@ -176,15 +176,18 @@ impl MemSys {
             ReqKind::Write | ReqKind::Atomic => {
                 // Writes and atomics are performed at the line's home (the point of coherence);
                 // a replica in the SM's partition is dropped.
+                let mut t = r.t;
                 if near_p != home_p {
-                    // The near slice passes the request on: looked up (a hit) there too.
+                    // The near slice passes the request on: looked up (a hit) there too, and busy
+                    // for it as for any lookup.
                     let near = self.slice_index(near_p, idx);
                     self.slices[near].tags.invalidate(r.line);
                     self.count(r);
                     self.stats.sector_hits += lookups;
+                    t = self.queue(near, t, self.busy(r));
                 }
                 let atomic = r.kind == ReqKind::Atomic;
-                let start = self.queue(home, r.t, self.busy(r));
+                let start = self.queue(home, t, self.busy(r));
                 let far = if near_p != home_p { self.far_extra } else { 0 };
                 if atomic {
                     let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
