@@ -16,6 +16,7 @@ use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
 use crate::reference_blind3 as blind3;
 use crate::reference_hopper as hopper;
+use crate::reference_membench as membench;
 
 /// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -385,6 +386,18 @@ pub fn references() -> &'static [Reference] {
             in ["row_ptr", "col_idx", "level"], out ["level", "next"], timing [], scalars ["n", "cur"], params [] => blind3::bfs_level;
         "srad_coeffs": "dN, dS, dW, dE (neighbour differences, edges clamped) and the SRAD diffusion coefficient c in [0, 1] of J, f64",
             in ["J"], out ["dN", "dS", "dW", "dE", "c"], timing [], scalars ["rows", "cols", "q0sqr"], params [] => blind3::srad_coeffs;
+        "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",
+            in ["in", "out"], out ["out"], timing [], scalars ["n", "stride"], params [] => membench::strided_store;
+        "walk_sum": "out[t] = u32 sum over k < len of a[(t % m)*s0 + (t / m)*s1 + k*ks], t < threads (row / column walks)",
+            in ["a", "out"], out ["out"], timing [], scalars ["threads", "m", "s0", "s1", "len", "ks"], params [] => membench::walk_sum;
+        "gather": "out[i] = in[idx[i]] for i < n",
+            in ["idx", "in", "out"], out ["out"], timing [], scalars ["n"], params [] => membench::gather;
+        "scatter": "out[perm[i]] = in[i] for i < n (perm must not repeat a target)",
+            in ["perm", "in", "out"], out ["out"], timing [], scalars ["n"], params [] => membench::scatter;
+        "atomic_ticket": "t = counters[i % nbins]++ for i < n, out[b + t*nbins] = b + 1: counters += counts, out[b + t*nbins] = b + 1 for each ticket (order-free)",
+            in ["counters", "out"], out ["counters", "out"], timing [], scalars ["n", "nbins"], params [] => membench::atomic_ticket;
+        "line_sweep": "out[t] = reps * u32 sum of buf[l*stride] over thread t's grid-stride lines l < lines (T = grid*block threads)",
+            in ["buf", "out"], out ["out"], timing [], scalars ["lines", "reps", "stride"], params [] => membench::line_sweep;
     };
     REFS
 }

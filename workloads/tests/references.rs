@@ -975,3 +975,125 @@ fn every_reference_has_a_test_here() {
         );
     }
 }
+
+#[test]
+fn strided_store_truncates_and_keeps_the_rest() {
+    let t = tiny("strided_store")
+        .input("in", U32, &[257.0, 2.0, 511.0, 7.0])
+        .output("out", DType::U8, 8)
+        .scalar("n", S32, 3.0)
+        .scalar("stride", S32, 2.0);
+    same(t.expect("out"), &[1.0, 0.0, 2.0, 0.0, 255.0, 0.0, 0.0, 0.0]);
+    let t = tiny("strided_store")
+        .input("in", U32, &[5.0, 6.0])
+        .inout("out", U32, &[9.0; 5])
+        .scalar("n", S32, 2.0)
+        .scalar("stride", S32, 3.0);
+    same(t.expect("out"), &[5.0, 9.0, 9.0, 6.0, 9.0]);
+}
+
+#[test]
+fn walk_sum_rows_and_columns() {
+    // a 3 x 4 row-major matrix 0..12
+    let a: Vec<f64> = (0..12).map(f64::from).collect();
+    // row walk: 2-word segments, lanes on adjacent rows
+    let rows = tiny("walk_sum")
+        .input("a", U32, &a)
+        .output("out", U32, 7)
+        .scalar("threads", S32, 6.0)
+        .scalar("m", S32, 3.0)
+        .scalar("s0", S32, 4.0)
+        .scalar("s1", S32, 2.0)
+        .scalar("len", S32, 2.0)
+        .scalar("ks", S32, 1.0);
+    same(rows.expect("out"), &[1.0, 9.0, 17.0, 5.0, 13.0, 21.0, 0.0]);
+    // column walk: whole columns
+    let cols = tiny("walk_sum")
+        .input("a", U32, &a)
+        .output("out", U32, 4)
+        .scalar("threads", S32, 4.0)
+        .scalar("m", S32, 4.0)
+        .scalar("s0", S32, 1.0)
+        .scalar("s1", S32, 12.0)
+        .scalar("len", S32, 3.0)
+        .scalar("ks", S32, 4.0);
+    same(cols.expect("out"), &[12.0, 15.0, 18.0, 21.0]);
+    // u32 wrapping
+    let wrap = tiny("walk_sum")
+        .input("a", U32, &[4294967295.0, 2.0])
+        .output("out", U32, 1)
+        .scalar("threads", S32, 1.0)
+        .scalar("m", S32, 1.0)
+        .scalar("s0", S32, 0.0)
+        .scalar("s1", S32, 0.0)
+        .scalar("len", S32, 2.0)
+        .scalar("ks", S32, 1.0);
+    same(wrap.expect("out"), &[1.0]);
+}
+
+#[test]
+fn gather_and_scatter() {
+    let g = tiny("gather")
+        .input("idx", U32, &[2.0, 0.0, 2.0])
+        .input("in", U32, &[10.0, 20.0, 30.0])
+        .output("out", U32, 4)
+        .scalar("n", S32, 3.0);
+    same(g.expect("out"), &[30.0, 10.0, 30.0, 0.0]);
+    let s = tiny("scatter")
+        .input("perm", U32, &[2.0, 0.0, 1.0])
+        .input("in", U32, &[10.0, 20.0, 30.0])
+        .output("out", U32, 3)
+        .scalar("n", S32, 3.0);
+    same(s.expect("out"), &[20.0, 30.0, 10.0]);
+}
+
+#[test]
+#[should_panic(expected = "not a permutation")]
+fn scatter_refuses_a_repeated_target() {
+    tiny("scatter")
+        .input("perm", U32, &[1.0, 1.0])
+        .input("in", U32, &[10.0, 20.0])
+        .output("out", U32, 2)
+        .scalar("n", S32, 2.0)
+        .run();
+}
+
+#[test]
+fn atomic_ticket_slots_follow_the_counters() {
+    // 5 updates on 2 counters starting at 0 and 3: counter 0 hands out tickets 0..3, counter 1
+    // tickets 3..5
+    let t = tiny("atomic_ticket")
+        .inout("counters", U32, &[0.0, 3.0])
+        .output("out", U32, 12)
+        .scalar("n", S32, 5.0)
+        .scalar("nbins", S32, 2.0);
+    same(t.expect("counters"), &[3.0, 5.0]);
+    let mut want = [0.0; 12];
+    for j in [0, 2, 4] {
+        want[j] = 1.0;
+    }
+    for j in [7, 9] {
+        want[j] = 2.0;
+    }
+    same(t.expect("out"), &want);
+}
+
+#[test]
+fn line_sweep_sums_grid_stride_lines() {
+    // 40 lines 2 words apart (line l holds l + 1, the odd words 100, never read), 3 passes, one
+    // 32-thread CTA: thread t reads lines t and t + 32
+    let mut buf = vec![100.0; 80];
+    for l in 0..40 {
+        buf[2 * l] = (l + 1) as f64;
+    }
+    let t = tiny("line_sweep")
+        .input("buf", U32, &buf)
+        .output("out", U32, 32)
+        .scalar("lines", S32, 40.0)
+        .scalar("reps", S32, 3.0)
+        .scalar("stride", S32, 2.0);
+    let want: Vec<f64> = (0..32)
+        .map(|t| 3.0 * ((t + 1) as f64 + if t < 8 { (t + 33) as f64 } else { 0.0 }))
+        .collect();
+    same(t.expect("out"), &want);
+}

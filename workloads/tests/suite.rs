@@ -210,20 +210,52 @@ fn diff(old: &str, new: &str) -> String {
 
 /// Sizes stay simulator-friendly: at most ~131K threads and 16 MiB of non-zero input, except the
 /// two workloads whose point is size: `stream_copy` (DRAM bandwidth needs a copy far larger than
-/// the caches) and `launch_wide` (32 one-warp CTAs per SM on all 132 SMs).
+/// the caches) and `launch_wide` (32 one-warp CTAs per SM on all 132 SMs), and the `membench`
+/// group, whose point is working sets beyond the 50 MiB L2 (see [`MEMBENCH`]).
 #[test]
 fn sizes_are_simulator_friendly() {
     const LARGE: [&str; 3] = ["stream_copy", "stream_copy_vec4", "launch_wide"];
+    let membench = &bundled_groups()["membench"];
     for name in bundled_names().into_iter().filter(|n| !LARGE.contains(n)) {
         let w = Workload::bundled(name).unwrap();
         let threads = w.launch.blocks() * w.launch.threads_per_block();
-        assert!(threads <= 1 << 17, "{name}: {threads} threads");
         let dense: u64 = w
             .inputs
             .iter()
             .flat_map(|d| d.chunks())
             .map(|(_, b)| b.len() as u64)
             .sum();
+        if membench.contains(&name) {
+            let allocated: u64 = w.manifest.buffers.iter().map(|b| b.bytes()).sum();
+            let outputs: u64 = w.manifest.buffers.iter().filter(|b| b.output).map(|b| b.len).sum();
+            assert!(threads <= MEMBENCH.threads, "{name}: {threads} threads");
+            assert!(dense <= MEMBENCH.dense_bytes, "{name}: {dense} bytes of non-zero input");
+            assert!(allocated <= MEMBENCH.allocated_bytes, "{name}: {allocated} bytes of buffers");
+            assert!(outputs <= MEMBENCH.output_elements, "{name}: {outputs} output elements");
+            continue;
+        }
+        assert!(threads <= 1 << 17, "{name}: {threads} threads");
         assert!(dense <= 16 << 20, "{name}: {dense} bytes of non-zero input");
     }
 }
+
+/// Limits of the `membench` group (suite/membench: memory-shape microbenchmarks over 1 to 128 MiB
+/// working sets). Footprint is cheap where the bytes are zeros or sparse (`chase` inits store only
+/// their slots; untouched simulator pages cost nothing), so the caps are on what costs time and
+/// memory: threads, dense input bytes, the address range allocated (simulator pages once written,
+/// and the reference's copy of each input), and output elements (the check holds an expected value
+/// of 32 bytes per output element: 16 Mi of them is 512 MiB). Each membench workload simulates in
+/// under ~4 s and peaks under ~1 GB of memory.
+struct Limits {
+    threads: u64,
+    dense_bytes: u64,
+    allocated_bytes: u64,
+    output_elements: u64,
+}
+
+const MEMBENCH: Limits = Limits {
+    threads: 1 << 20,
+    dense_bytes: 32 << 20,
+    allocated_bytes: 160 << 20,
+    output_elements: 16 << 20,
+};

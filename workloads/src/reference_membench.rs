@@ -1,0 +1,215 @@
+//! CPU references of the memory-shape microbenchmarks (`suite/membench/`): strided and narrow
+//! stores, row / column walks, gather and permutation scatter, atomic tickets (the returning
+//! `atomicAdd`) and the L2-capacity line sweep. Registered in [`crate::references`]; the strided
+//! loads use `strided_copy`, the RED and CAS atomics `atomic_bins` and the skewed SpMV `spmv_csr`.
+//!
+//! Every kernel here is integer (u32 wrapping) or moves words unchanged, so every check is bitwise.
+//! The buffers reach 128 MiB: inputs are read as [`crate::reference::Column`]s (bytes, decoded per
+//! element), never as a `Vec<Value>` of the whole buffer.
+
+use crate::dtype::Value;
+use crate::reference::{int, Column, Expected, RefCtx, RefError};
+
+fn shape(msg: impl Into<String>) -> RefError {
+    RefError::Shape(msg.into())
+}
+
+/// A scalar that must be >= 0.
+fn count(c: &RefCtx, name: &str) -> Result<usize, RefError> {
+    let v = c.scalar_int(name)?;
+    usize::try_from(v).map_err(|_| shape(format!("scalar `{name}` must be >= 0, got {v}")))
+}
+
+/// Element `i` of a column as an integer, or a shape error naming the buffer.
+fn at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
+    col.get(i)
+        .map(int)
+        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
+}
+
+/// The initial contents of an output buffer, as expected values (every element compared).
+fn initial(c: &RefCtx, name: &str) -> Result<Vec<Option<Value>>, RefError> {
+    let col = c.column(name)?;
+    Ok((0..col.len()).map(|i| col.get(i)).collect())
+}
+
+/// Threads of the launch: a 1D grid of 1D blocks.
+fn launch_threads(c: &RefCtx) -> Result<usize, RefError> {
+    let m = c.manifest;
+    if m.grid[1..] != [1, 1] || m.block[1..] != [1, 1] {
+        return Err(shape("a 1D grid of 1D blocks"));
+    }
+    Ok(m.grid[0] as usize * m.block[0] as usize)
+}
+
+fn u32_value(v: u32) -> Option<Value> {
+    Some(Value::Int(v as i128))
+}
+
+/// `out[i * stride] = in[i]` for `i < n`, truncated to out's element type; every other element of
+/// `out` keeps its initial value.
+pub(crate) fn strided_store(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (n, stride) = (count(c, "n")?, count(c, "stride")?);
+    let input = c.column("in")?;
+    let dtype = c.spec("out")?.dtype;
+    let mut values = initial(c, "out")?;
+    for i in 0..n {
+        let j = i * stride;
+        let v = at(&input, "in", i)?;
+        let slot = values
+            .get_mut(j)
+            .ok_or_else(|| shape(format!("out[{j}] out of range")))?;
+        *slot = Some(dtype.decode(dtype.encode_int(v)));
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+/// `out[t] = sum_{k < len} a[(t % m) * s0 + (t / m) * s1 + k * ks]` (u32 wrapping) for
+/// `t < threads`; elements past `threads` keep their initial value.
+pub(crate) fn walk_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let threads = count(c, "threads")?;
+    let (m, s0, s1, len, ks) = (
+        count(c, "m")?,
+        count(c, "s0")?,
+        count(c, "s1")?,
+        count(c, "len")?,
+        count(c, "ks")?,
+    );
+    if m == 0 {
+        return Err(shape("`m` must be positive"));
+    }
+    let a = c.column("a")?;
+    let mut values = initial(c, "out")?;
+    if values.len() < threads {
+        return Err(shape(format!(
+            "`out` has {} elements, needs {threads}",
+            values.len()
+        )));
+    }
+    for (t, slot) in values.iter_mut().enumerate().take(threads) {
+        let base = (t % m) * s0 + (t / m) * s1;
+        let mut s = 0u32;
+        for k in 0..len {
+            s = s.wrapping_add(at(&a, "a", base + k * ks)? as u32);
+        }
+        *slot = u32_value(s);
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+/// `out[i] = in[idx[i]]` for `i < n`; the rest of `out` keeps its initial value.
+pub(crate) fn gather(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let n = count(c, "n")?;
+    let (idx, input) = (c.column("idx")?, c.column("in")?);
+    let mut values = initial(c, "out")?;
+    if values.len() < n {
+        return Err(shape(format!(
+            "`out` has {} elements, needs {n}",
+            values.len()
+        )));
+    }
+    for (i, slot) in values.iter_mut().enumerate().take(n) {
+        let j = at(&idx, "idx", i)?;
+        let j = usize::try_from(j).map_err(|_| shape(format!("idx[{i}] = {j} is negative")))?;
+        *slot = Some(Value::Int(at(&input, "in", j)?));
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+/// `out[perm[i]] = in[i]` for `i < n`; `perm[..n]` must not repeat a target (the result would
+/// depend on the order of the writes); untouched elements keep their initial value.
+pub(crate) fn scatter(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let n = count(c, "n")?;
+    let (perm, input) = (c.column("perm")?, c.column("in")?);
+    let mut values = initial(c, "out")?;
+    let mut written = vec![false; values.len()];
+    for i in 0..n {
+        let j = at(&perm, "perm", i)?;
+        let j = usize::try_from(j)
+            .ok()
+            .filter(|&j| j < values.len())
+            .ok_or_else(|| shape(format!("perm[{i}] = {j} outside `out`")))?;
+        if std::mem::replace(&mut written[j], true) {
+            return Err(shape(format!("perm repeats target {j}: not a permutation")));
+        }
+        values[j] = Some(Value::Int(at(&input, "in", i)?));
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}
+
+/// Atomic tickets: update `i < n` takes `t = counters[b]++` (b = i % nbins) and writes `b + 1` to
+/// `out[b + t * nbins]`. Counter b's tickets are its initial value c_b .. c_b + count_b - 1 in
+/// some order, so `counters[b] = c_b + count_b` and `out[b + (c_b + k) * nbins] = b + 1` for
+/// `k < count_b`, whatever the order; the rest of `out` keeps its initial value.
+pub(crate) fn atomic_ticket(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (n, nbins) = (count(c, "n")?, count(c, "nbins")?);
+    let start = c.column("counters")?;
+    if nbins == 0 || start.len() < nbins {
+        return Err(shape(format!(
+            "`counters` has {} elements, nbins is {nbins}",
+            start.len()
+        )));
+    }
+    let mut counters = initial(c, "counters")?;
+    let mut out = initial(c, "out")?;
+    for (b, counter) in counters.iter_mut().enumerate().take(nbins) {
+        let count = n / nbins + usize::from(b < n % nbins);
+        let c0 = at(&start, "counters", b)? as u32;
+        *counter = u32_value(c0.wrapping_add(count as u32));
+        for k in 0..count as u32 {
+            let j = b + c0.wrapping_add(k) as usize * nbins;
+            let slot = out
+                .get_mut(j)
+                .ok_or_else(|| shape(format!("ticket store out[{j}] out of range")))?;
+            *slot = u32_value(b as u32 + 1);
+        }
+    }
+    Ok(vec![
+        Expected {
+            buffer: "counters".into(),
+            values: counters,
+        },
+        Expected {
+            buffer: "out".into(),
+            values: out,
+        },
+    ])
+}
+
+/// The L2 sweep: thread t of T = grid * block threads sums (u32 wrapping) `buf[l * stride]` over
+/// its grid-stride lines `l = t, t + T, ... < lines`, `reps` times: `out[t]`.
+pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (lines, reps, stride) = (count(c, "lines")?, count(c, "reps")?, count(c, "stride")?);
+    let threads = launch_threads(c)?;
+    let buf = c.column("buf")?;
+    let mut values = initial(c, "out")?;
+    if values.len() < threads {
+        return Err(shape(format!(
+            "`out` has {} elements, needs {threads}",
+            values.len()
+        )));
+    }
+    for (t, slot) in values.iter_mut().enumerate().take(threads) {
+        let mut s = 0u32;
+        for l in (t..lines).step_by(threads) {
+            s = s.wrapping_add(at(&buf, "buf", l * stride)? as u32);
+        }
+        *slot = u32_value(s.wrapping_mul(reps as u32));
+    }
+    Ok(vec![Expected {
+        buffer: "out".into(),
+        values,
+    }])
+}

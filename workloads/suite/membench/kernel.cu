@@ -1,0 +1,144 @@
+// membench: memory-shape microbenchmarks at study scale (working sets of 1 MiB to 128 MiB, so the
+// 50 MiB L2 and DRAM matter), FIT workloads for the L1/L2/DRAM model: strided loads and stores,
+// partial-sector (byte, 2-byte) stores, row vs column walks, random gathers and a permutation
+// scatter, global atomics (RED, returning atomicAdd, a CAS retry loop), an L2-capacity sweep and
+// a CSR SpMV over power-law rows. Plain CUDA C, no headers, `extern "C"` entry points; 32-bit
+// words everywhere (u32 unless said otherwise). Grid-stride loops let one wave of CTAs cover a
+// large buffer. The manifests (suite/membench/*.toml) pick sizes and strides through the scalars.
+
+typedef unsigned int u32;
+
+// --- strided loads: out[i] = in[i * stride + offset] --------------------------------------------
+// A warp's load touches min(32, 4 * stride) sectors (4-byte words); stride 32 gives one line per
+// lane, 128 MiB of address range for 1 Mi elements.
+extern "C" __global__ void load_strided(const u32* in, u32* out, int n, int stride, int offset)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = in[(long long)i * stride + offset];
+}
+
+// --- strided and narrow stores: out[i * stride] = in[i] -----------------------------------------
+// 4-byte words at word stride 1, 2, 8, 32 (a warp's store writes 4..32 sectors, each partly at
+// stride >= 2), and 1- and 2-byte stores (a warp writes 32 / 64 contiguous bytes, one byte or one
+// half-word per lane: every lane's write is a partial sector).
+extern "C" __global__ void store_strided(const u32* in, u32* out, int n, int stride)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[(long long)i * stride] = in[i];
+}
+
+extern "C" __global__ void store_u8(const u32* in, unsigned char* out, int n, int stride)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[(long long)i * stride] = (unsigned char)in[i];
+}
+
+extern "C" __global__ void store_u16(const u32* in, unsigned short* out, int n, int stride)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[(long long)i * stride] = (unsigned short)in[i];
+}
+
+// --- row and column walks of a row-major matrix ------------------------------------------------
+// Thread t sums `len` words from base(t) = (t % m) * s0 + (t / m) * s1, stepping by ks:
+//   row walk:    m = rows, s0 = cols, s1 = len, ks = 1     (each lane walks its own row segment:
+//                a warp's load touches 32 lines, each line reused by its lane for 32 steps)
+//   column walk: m = cols, s0 = 1, s1 = len * cols, ks = cols (lanes on adjacent columns:
+//                every load is one coalesced 128-byte line)
+extern "C" __global__ void walk_sum(const u32* a, u32* out, int threads, int m, int s0, int s1, int len, int ks)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= threads) return;
+    const u32* p = a + (long long)(t % m) * s0 + (long long)(t / m) * s1;
+    u32 s = 0;
+    for (int k = 0; k < len; k++) s += p[(long long)k * ks];
+    out[t] = s;
+}
+
+// --- random gather and permutation scatter -----------------------------------------------------
+// gather: out[i] = in[idx[i]] with idx uniform over the footprint (each lane its own sector);
+// scatter: out[perm[i]] = in[i] with perm a permutation (coalesced reads, random 4-byte writes).
+extern "C" __global__ void gather(const u32* idx, const u32* in, u32* out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = in[idx[i]];
+}
+
+extern "C" __global__ void scatter(const u32* perm, const u32* in, u32* out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[perm[i]] = in[i];
+}
+
+// --- global atomics ------------------------------------------------------------------------------
+// red_bins: counters[i % nbins] += in[i] with the result unused (red.global.add.u32): nbins = 1,
+// every update on one word; 32, one line per warp, all warps on it; 4096, 128 lines; 1 Mi, one
+// update per word (no contention).
+extern "C" __global__ void red_bins(const u32* in, u32* counters, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&counters[i % nbins], in[i]);
+}
+
+// atomic_ticket: the returned old value is used (atom.global.add.u32): update i takes ticket
+// t = atomicAdd(&counters[b], 1), b = i % nbins, and writes b + 1 to out[b + t * nbins]. Whatever
+// the order, the tickets of counter b are 0 .. count_b - 1, so out[j] = j % nbins + 1 for j < n.
+extern "C" __global__ void atomic_ticket(u32* counters, u32* out, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32 b = i % nbins;
+        u32 t = atomicAdd(&counters[b], 1u);
+        out[b + (long long)t * nbins] = b + 1;
+    }
+}
+
+// cas_fadd: counters[i % nbins] += in[i] in f32 through an atomicCAS retry loop (the pre-sm_20
+// idiom for a float atomic): lanes of one warp on one word serialise, one success per round.
+// Inputs are small integers, so every sum is exact and independent of the order.
+extern "C" __global__ void cas_fadd(const float* in, float* counters, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32* p = (u32*)&counters[i % nbins];
+        float v = in[i];
+        u32 old = *p, assumed;
+        do {
+            assumed = old;
+            old = atomicCAS(p, assumed, __float_as_uint(__uint_as_float(assumed) + v));
+        } while (assumed != old);
+    }
+}
+
+// --- L2-capacity sweep ---------------------------------------------------------------------------
+// `reps` passes over `lines` words `stride` words apart (stride 32: one 4-byte word per 128-byte
+// line), each pass a grid-stride loop, loads with ld.global.cg (L2 only: L1 would hold the small
+// footprints). Every pass touches every line once, so from the second pass on the L2 hit rate
+// says whether `lines * 128` bytes fit. One load in flight per thread (the add waits for it), but
+// each warp load asks for 32 sectors: the same memory-level parallelism for every footprint.
+// out[t] = the thread's u32 sum.
+extern "C" __global__ void line_sweep(const u32* buf, u32* out, int lines, int reps, int stride)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int threads = gridDim.x * blockDim.x;
+    u32 s = 0;
+    for (int r = 0; r < reps; r++)
+        for (int l = t; l < lines; l += threads) s += __ldcg(&buf[(long long)l * stride]);
+    out[t] = s;
+}
+
+// --- CSR SpMV, one warp per row ------------------------------------------------------------------
+// y = A x over rows of power-law lengths (row_ptr from suite/membench/skew_row_ptr.bin): lanes
+// stride the row's entries (coalesced col_idx / vals, random x), then a shfl.xor butterfly. Warps
+// loop over rows grid-stride. Small-integer values make every sum exact.
+extern "C" __global__ void spmv_csr_warp(const int* row_ptr, const int* col_idx, const float* vals, const float* x, float* y, int rows)
+{
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int warps = (gridDim.x * blockDim.x) >> 5;
+    int lane = threadIdx.x & 31;
+    for (int r = warp; r < rows; r += warps) {
+        float s = 0.0f;
+        for (int j = row_ptr[r] + lane; j < row_ptr[r + 1]; j += 32) s += vals[j] * x[col_idx[j]];
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(0xffffffffu, s, d);
+        if (lane == 0) y[r] = s;
+    }
+}
