@@ -113,7 +113,36 @@ struct RunArgs {
     /// Worker threads for the timing model (results are identical for any count).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
+
+/// The watchdog's budgets (README: Watchdog); a kernel that stops making progress is stopped
+/// whatever they are.
+#[derive(clap::Args, Clone)]
+pub struct LimitArgs {
+    /// Stop a run after this many simulated cycles (with --functional: warp instructions)
+    /// [default: 2^32].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: Option<u64>,
+    /// Stop a run after this many wall-clock seconds [default: 3600].
+    #[arg(long, value_name = "SECONDS", value_parser = warpsim_sim::watchdog::parse_seconds)]
+    timeout: Option<std::time::Duration>,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> warpsim_sim::watchdog::Limits {
+        let mut l = warpsim_sim::watchdog::Limits::default();
+        if let Some(n) = self.max_cycles {
+            l.max_cycles = n;
+        }
+        if let Some(t) = self.timeout {
+            l.timeout = Some(t);
+        }
+        l
+    }
+}
+
 
 /// Loads the preset (or file) and applies `--set` overrides.
 pub fn arch_config(a: &ArchArgs) -> Result<warpsim_sim::config::ArchConfig> {
@@ -191,9 +220,10 @@ fn run_workload(a: RunArgs) -> Result<()> {
             l.regs_source,
         );
     }
+    let limits = a.limits.limits();
     let o = match &cfg {
-        None => warpsim_sim::launch::run_functional(&w, 132)?,
-        Some(cfg) => warpsim_sim::launch::run_timed(&w, cfg, a.threads)?,
+        None => warpsim_sim::launch::run_functional_within(&w, 132, &limits)?,
+        Some(cfg) => warpsim_sim::launch::run_timed_within(&w, cfg, a.threads, &limits)?,
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {

@@ -52,6 +52,9 @@ pub struct SweepArgs {
     /// Array tasks of the emitted job (with --emit).
     #[arg(long, value_name = "N", requires = "emit", value_parser = clap::value_parser!(u32).range(1..))]
     shards: Option<u32>,
+    /// Budgets of each run (replace the sweep file's `max_cycles` and `timeout`).
+    #[command(flatten)]
+    limits: crate::LimitArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -100,6 +103,12 @@ fn spec(a: &SweepArgs) -> Result<Spec> {
     }
     for arg in &a.set {
         s.set_axis(arg)?;
+    }
+    if let Some(n) = a.limits.max_cycles {
+        s.max_cycles = Some(n);
+    }
+    if let Some(t) = a.limits.timeout {
+        s.timeout = Some(t);
     }
     Ok(s)
 }
@@ -150,6 +159,12 @@ fn emit_slurm(a: &SweepArgs, plan: &Plan, shards: usize) -> Result<()> {
     }
     for s in &a.set {
         args.extend(["--set".to_string(), s.clone()]);
+    }
+    if let Some(n) = a.limits.max_cycles {
+        args.extend(["--max-cycles".to_string(), n.to_string()]);
+    }
+    if let Some(t) = a.limits.timeout {
+        args.extend(["--timeout".to_string(), t.as_secs_f64().to_string()]);
     }
     let out = abs(&a.out)?;
     let cwd = std::env::current_dir().context("no current directory")?;

@@ -31,8 +31,9 @@ pub enum FaultKind {
     StackOverflow { bytes: u64 },
     /// The launch itself is invalid (block too large, shared memory over the limit …).
     BadLaunch(String),
-    /// The simulation exceeded its instruction budget (a runaway loop).
-    Watchdog { instructions: u64 },
+    /// The watchdog stopped the kernel: no forward progress, or its budget spent
+    /// ([`crate::watchdog`]).
+    Watchdog(Box<crate::watchdog::Runaway>),
 }
 
 /// A fault in a running kernel.
@@ -76,11 +77,7 @@ impl fmt::Display for Fault {
                 write!(f, "{who}: local-memory stack overflow ({bytes} bytes per thread) ({})", self.location)
             }
             FaultKind::BadLaunch(msg) => write!(f, "kernel `{}`: invalid launch: {msg}", self.kernel),
-            FaultKind::Watchdog { instructions } => write!(
-                f,
-                "kernel `{}`: stopped after {instructions} warp instructions without finishing (runaway loop?)",
-                self.kernel
-            ),
+            FaultKind::Watchdog(r) => write!(f, "kernel `{}`: watchdog: {r}", self.kernel),
             FaultKind::Deadlock(waiters) => {
                 writeln!(f, "kernel `{}`: deadlock: no warp can make progress; {} waiting:", self.kernel, waiters.len())?;
                 for w in waiters {

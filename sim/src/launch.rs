@@ -14,6 +14,7 @@ use crate::fault::Fault;
 use crate::functional::{self, FunctionalStats};
 use crate::gpu::Gpu;
 use crate::kernel::{Kernel, LaunchDims};
+use crate::watchdog::Limits;
 
 /// Why a workload could not run.
 #[derive(Debug, thiserror::Error)]
@@ -211,23 +212,33 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
     (buffers, check)
 }
 
-/// Runs the workload functionally (no timing).
+/// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
+    run_functional_within(w, nsm, &Limits::default())
+}
+
+/// Runs the workload functionally under `limits` (the clock is warp instructions).
+pub fn run_functional_within(w: &Workload, nsm: u32, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, nsm)?;
     let k = p.kernel()?;
-    let stats = functional::run(&k, &mut p.gpu.mem, 1 << 38)?;
+    let stats = functional::run(&k, &mut p.gpu.mem, limits)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
 }
 
-/// Runs the workload in time on `cfg`.
+/// Runs the workload in time on `cfg`, under the watchdog's default limits.
 pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
+    run_timed_within(w, cfg, threads, &Limits::default())
+}
+
+/// Runs the workload in time on `cfg` under `limits`.
+pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, cfg.sm.count)?;
     crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
-    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, max_cycles: 1 << 40 };
+    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, limits: *limits };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })

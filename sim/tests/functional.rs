@@ -151,7 +151,7 @@ $wait:
 
     let cfg = Arc::new(warpsim_sim::presets::preset("hopper-h200").unwrap());
     let k = Arc::new(g.kernel(prog, dims(1, 1), Vec::new()).unwrap());
-    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 30 };
+    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
     let e = warpsim_sim::engine::run(cfg, k, &mut g.mem, &opts).map(|_| ()).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e.kind, FaultKind::Deadlock(_)), "{msg}");

@@ -4,15 +4,20 @@
 //! Cache entries are written through a temporary file and a rename: a killed sweep leaves whole
 //! entries or none. Outcomes are rows in run order whatever the thread scheduling.
 //!
-//! A run whose kernel needs a feature the preset lacks is an `unsupported` row, a fault or a
-//! deadlock an `error` row; neither stops the sweep. A panic in the simulator is an `error` row
-//! that is not cached (it is a simulator bug, and a fixed simulator should run it again).
+//! A run whose kernel needs a feature the preset lacks is an `unsupported` row, a fault, a
+//! deadlock or a runaway the watchdog stopped an `error` row; none stops the sweep. A panic in
+//! the simulator is an `error` row that is not cached (it is a simulator bug, and a fixed
+//! simulator should run it again), and so is a run stopped by its cycle or wall-clock budget (a
+//! larger budget, or a faster machine, may finish it); a run stopped for making no progress is
+//! cached, as that verdict depends on nothing but the run.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use warpsim_sim::launch::{run_timed, RunError};
+use warpsim_sim::launch::{run_timed_within, RunError};
+use warpsim_sim::watchdog::{Limits, Stop};
+use warpsim_sim::FaultKind;
 use warpsim_workloads::CheckStatus;
 
 use crate::plan::{simulator, Plan, Run};
@@ -81,7 +86,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// Runs one workload on one configuration; `false` when the outcome must not be cached.
-fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) -> (Measured, bool) {
+fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig, limits: &Limits) -> (Measured, bool) {
     let failed = |status: Status, message: String| Measured {
         status,
         check: String::new(),
@@ -92,7 +97,7 @@ fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfi
         stalls: Default::default(),
         message,
     };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_timed(w, cfg, 1))) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_timed_within(w, cfg, 1, limits))) {
         Ok(Ok(o)) => match o.timing {
             Some(t) => {
                 let check = match o.check.status {
@@ -115,6 +120,10 @@ fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfi
             None => (failed(Status::Error, "the timed run returned no timing".into()), false),
         },
         Ok(Err(RunError::Feature(m))) => (failed(Status::Unsupported, m), true),
+        Ok(Err(RunError::Fault(f))) => {
+            let budget = matches!(&f.kind, FaultKind::Watchdog(r) if !matches!(r.stop, Stop::NoProgress { .. }));
+            (failed(Status::Error, f.to_string()), !budget)
+        }
         Ok(Err(e)) => (failed(Status::Error, e.to_string()), true),
         Err(panic) => {
             let what = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
@@ -145,7 +154,7 @@ pub fn execute(
         let (m, cached) = match cache.load(&key) {
             Some(m) => (m, true),
             None => {
-                let (m, cacheable) = measure(loaded.for_cc(point.cfg.compute_capability), &point.cfg);
+                let (m, cacheable) = measure(loaded.for_cc(point.cfg.compute_capability), &point.cfg, &plan.limits);
                 if cacheable {
                     let entry = Entry { simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
                     cache.store(&key, &entry)?;
@@ -197,6 +206,52 @@ mod tests {
         let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
         assert_eq!((s.simulated, s.cached), (0, 2));
         assert_eq!(again.rows, r.rows);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A kernel that branches to itself, among real workloads: its row is the watchdog's error,
+    /// the sweep finishes, and the verdict is cached (a restart does not hang on it either). A
+    /// run stopped by its cycle budget is an error row too, but not cached.
+    #[test]
+    fn a_runaway_is_an_error_row_and_the_sweep_finishes() {
+        let dir = std::env::temp_dir().join(format!("warpsim-runaway-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("spin.ptx"),
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry spin(\n.param .u64 spin_param_0\n)\n{\n$L:\nbra.uni $L;\nret;\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("spin.toml"),
+            "name = \"spin\"\nptx = \"spin.ptx\"\nentry = \"spin\"\ngrid = [264, 1, 1]\nblock = [128, 1, 1]\nregs_per_thread = 16\n\
+             [[buffer]]\nname = \"x\"\ndtype = \"u32\"\nlen = 1\n[[arg]]\nbuffer = \"x\"\n",
+        )
+        .unwrap();
+        let manifest = dir.join("spin.toml").display().to_string();
+        let spec = Spec::from_toml(&format!("workloads = [{manifest:?}, \"vector_add\"]\n"), "t.toml").unwrap();
+        let plan = Plan::new(&spec).unwrap();
+        let cache = Cache { dir: dir.join("cache"), fresh: false };
+        let t = Instant::now();
+        let (r, s) = execute(&plan, None, &cache, 2, &|_, _| {}).unwrap();
+        assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
+        assert_eq!((s.runs, s.ok, s.errors), (2, 1, 1));
+        assert_eq!(r.rows[0].m.status, Status::Error);
+        let msg = &r.rows[0].m.message;
+        assert!(msg.contains("kernel `spin`: watchdog: no forward progress") && msg.contains("spin.ptx:9-9"), "{msg}");
+        let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached), (0, 2));
+        assert_eq!(again.rows, r.rows);
+
+        let spec = Spec::from_toml("workloads = [\"vector_add\"]\nmax_cycles = 500\n", "t.toml").unwrap();
+        let plan = Plan::new(&spec).unwrap();
+        // A fresh cache: the limits are not in the key (a finished run is the same under any).
+        let cache = Cache { dir: dir.join("cache2"), fresh: false };
+        let (r, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.errors, s.simulated), (1, 1));
+        assert!(r.rows[0].m.message.contains("still running after the budget of 500 cycles"), "{}", r.rows[0].m.message);
+        // Not cached: the same sweep simulates it again.
+        let (_, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached), (1, 0));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

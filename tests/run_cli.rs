@@ -1,0 +1,36 @@
+//! `warpsim run` end to end through the binary: the watchdog's budgets on the command line, and
+//! what bad input is told.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn warpsim(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpsim")).args(args).env("WARPSIM_CUDA", "none").output().expect("the warpsim binary runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-cli").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn max_cycles_and_timeout_stop_a_run_and_a_sweep_row() {
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--max-cycles", "500"]);
+    assert!(!ok && err.contains("kernel `vector_add`: watchdog: still running after the budget of 500 cycles (--max-cycles)"), "{err}");
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--functional", "--max-cycles", "500"]);
+    assert!(!ok && err.contains("the budget of 500 warp instructions"), "{err}");
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--timeout", "0.000001"]);
+    assert!(!ok && err.contains("still running after the wall-clock budget of 0.000001 s (--timeout)"), "{err}");
+    for bad in [["--timeout", "0"], ["--timeout", "soon"], ["--max-cycles", "0"]] {
+        let (ok, _, err) = warpsim(&["run", "vector_add", bad[0], bad[1]]);
+        assert!(!ok && err.contains(bad[0]), "{bad:?}: {err}");
+    }
+    // A sweep: the stopped run is an error row and the sweep finishes.
+    let out = dir("sweep-budget");
+    let (ok, stdout, err) = warpsim(&["sweep", "--workloads", "vector_add,saxpy", "--max-cycles", "500", "-q", "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stdout}{err}");
+    assert!(stdout.contains("2 runs in") && stdout.contains("0 ok, 0 unsupported, 2 errors"), "{stdout}");
+}
