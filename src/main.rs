@@ -167,7 +167,7 @@ enum PtxCmd {
 
 fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
     let w = if spec.ends_with(".toml") || std::path::Path::new(spec).exists() {
-        warpsim_workloads::Workload::load(spec)?
+        warpsim_sim::launch::load_manifest(std::path::Path::new(spec))?
     } else {
         warpsim_workloads::Workload::bundled(spec)?
     };

@@ -34,3 +34,21 @@ fn max_cycles_and_timeout_stop_a_run_and_a_sweep_row() {
     assert!(ok, "{stdout}{err}");
     assert!(stdout.contains("2 runs in") && stdout.contains("0 ok, 0 unsupported, 2 errors"), "{stdout}");
 }
+
+/// A manifest whose PTX does not parse: `run` reports the PTX's error at its own
+/// file:line:column, not the manifest check the broken PTX fails (`no `.entry k(``).
+#[test]
+fn run_reports_the_ptx_error_of_a_broken_ptx() {
+    let d = dir("broken-ptx");
+    std::fs::write(
+        d.join("k.toml"),
+        "name = \"k\"\nptx = \"k.ptx\"\nentry = \"k\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n[[buffer]]\nname = \"x\"\ndtype = \"u32\"\nlen = 32\n[[arg]]\nbuffer = \"x\"\n",
+    )
+    .unwrap();
+    // The body's closing brace is missing.
+    std::fs::write(d.join("k.ptx"), ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n").unwrap();
+    let (ok, _, err) = warpsim(&["run", d.join("k.toml").to_str().unwrap()]);
+    assert!(!ok, "{err}");
+    assert!(err.contains("k.ptx:8:6: expected `}` closing the body, found end of file (the PTX of "), "{err}");
+    assert!(!err.contains("no `.entry"), "{err}");
+}

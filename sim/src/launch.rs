@@ -75,6 +75,13 @@ pub fn registers_of(w: &Workload) -> Result<u32, RunError> {
     }
 }
 
+/// Loads a manifest from disk with the PTX front end as its [`warpsim_workloads::PtxCheck`]:
+/// when the manifest's entry or `[[arg]]`s disagree with a PTX that does not parse or lower, the
+/// PTX's own error (its file:line:column) is reported, not the disagreement it causes.
+pub fn load_manifest(path: &std::path::Path) -> Result<Workload, warpsim_workloads::LoadError> {
+    Workload::load_checked(path, &|text, file| warpsim_isa::load(text, file).map(|_| ()).map_err(|e| e.to_string()))
+}
+
 /// The workload's kernel, lowered.
 fn entry_program(w: &Workload) -> Result<Program, RunError> {
     let file = w.ptx_path.display().to_string();

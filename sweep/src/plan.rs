@@ -252,7 +252,7 @@ fn resolve_workloads(selectors: &[String]) -> Result<Vec<Loaded>, String> {
     names
         .iter()
         .map(|n| {
-            let w = if n.ends_with(".toml") { Workload::load(n) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
+            let w = if n.ends_with(".toml") { warpsim_sim::launch::load_manifest(n.as_ref()) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
             let digest = sha(&[w.manifest.name.as_bytes(), format!("{:?}", w.manifest).as_bytes(), w.ptx.as_bytes()]);
             Ok(Loaded { workload: w, resolved: Vec::new(), digest })
         })

@@ -72,6 +72,10 @@ pub enum LoadError {
         "no bundled workload named `{name}` (`warpsim workloads` lists the {count} bundled ones)"
     )]
     UnknownBundled { name: String, count: usize },
+    /// The PTX itself is malformed: the PTX front end's error (`kernel.ptx:353:33: …`), which
+    /// explains a manifest check against the PTX that failed.
+    #[error("{message} (the PTX of {})", manifest.display())]
+    Ptx { manifest: PathBuf, message: String },
 }
 
 impl LoadError {

@@ -354,11 +354,18 @@ pub(crate) struct Parsed {
     pub entry: PtxEntry,
 }
 
+/// Checks PTX text (named as the second argument in messages) with a real PTX front end; `Err`
+/// is its located error. This crate reads PTX only lightly ([`ptx`]), so callers that have a
+/// front end pass it to [`parse`], and its error wins over the light read's.
+pub type PtxCheck<'a> = &'a dyn Fn(&str, &str) -> Result<(), String>;
+
 /// Parse and validate manifest source `src`. `read` fetches a file named relative to the
-/// manifest (the PTX, `init = { file }`).
+/// manifest (the PTX, `init = { file }`); `check` is asked about the PTX when the light read
+/// finds no entry or parameters that disagree with the `[[arg]]`s.
 pub(crate) fn parse(
     loc: &Locator<'_>,
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    check: PtxCheck<'_>,
 ) -> Result<Parsed, LoadError> {
     let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
     let v = Validator { loc, read };
@@ -385,8 +392,14 @@ pub(crate) fn parse(
     })?;
     let ptx = String::from_utf8(ptx_bytes)
         .map_err(|_| loc.at(ErrorKind::File, &raw.ptx, "PTX file is not UTF-8 text"))?;
+    // A disagreement with the PTX may be the PTX's own fault: then its error is the one to see.
+    let ptx_name = loc.file.parent().unwrap_or(std::path::Path::new("")).join(raw.ptx.get_ref());
+    let ptx_error = |e: LoadError| match check(&ptx, &ptx_name.display().to_string()) {
+        Err(message) => LoadError::Ptx { manifest: loc.file.clone(), message },
+        Ok(()) => e,
+    };
     let entry = ptx::find_entry(&ptx, raw.entry.get_ref()).ok_or_else(|| {
-        loc.at(
+        ptx_error(loc.at(
             ErrorKind::Ptx,
             &raw.entry,
             format!(
@@ -394,7 +407,7 @@ pub(crate) fn parse(
                 raw.entry.get_ref(),
                 raw.ptx.get_ref()
             ),
-        )
+        ))
     })?;
 
     for (key, value) in [("regs_per_thread", &raw.regs_per_thread), ("maxrregcount", &raw.maxrregcount)] {
@@ -460,7 +473,7 @@ pub(crate) fn parse(
         };
         args.push(arg);
     }
-    check_args_against_ptx(loc, &raw, &args, &entry)?;
+    check_args_against_ptx(loc, &raw, &args, &entry).map_err(ptx_error)?;
 
     let check = raw
         .check

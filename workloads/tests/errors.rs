@@ -557,3 +557,37 @@ fn tensor_map_errors_are_located() {
     let e = load_tma(&swapped).unwrap_err();
     assert_eq!(e.manifest_error().unwrap().kind, ErrorKind::Ptx, "{e}");
 }
+
+/// A manifest that disagrees with its PTX because the PTX itself is broken (its body's closing
+/// brace missing, so the light read finds no entry; a parameter cut in half, so the counts
+/// differ): with a PTX front end to ask, its located error is the one reported.
+#[test]
+fn a_broken_ptx_reports_its_own_error_through_the_check() {
+    let dir = std::env::temp_dir().join(format!("warpsim-ptxcheck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.toml"), GOOD).unwrap();
+    let manifest = dir.join("t.toml");
+    let front_end = |text: &str, file: &str| -> Result<(), String> {
+        match text.matches('{').count() == text.matches('}').count() {
+            true => Ok(()),
+            false => Err(format!("{file}:11:1: expected `}}` closing the body")),
+        }
+    };
+    std::fs::write(dir.join("k.ptx"), PTX.trim_end().trim_end_matches('}')).unwrap();
+    let e = Workload::load(&manifest).unwrap_err();
+    assert_eq!(e.manifest_error().map(|m| m.kind), Some(ErrorKind::Ptx), "{e}");
+    let e = Workload::load_checked(&manifest, &front_end).unwrap_err().to_string();
+    let ptx = dir.join("k.ptx").display().to_string();
+    assert_eq!(e, format!("{ptx}:11:1: expected `}}` closing the body (the PTX of {})", manifest.display()));
+    // The check finds nothing wrong: the manifest's own error stands.
+    let e = Workload::load_checked(&manifest, &|_, _| Ok(())).unwrap_err();
+    assert!(e.to_string().contains("no `.entry k(`"), "{e}");
+    // Parameters that disagree with the [[arg]]s are asked about too.
+    std::fs::write(dir.join("k.ptx"), PTX.replace("\t.param .u32 k_param_2\n", "\t.param .u32 k_param_2,\n\t.param .u32 {\n")).unwrap();
+    assert!(Workload::load(&manifest).unwrap_err().to_string().contains("3 [[arg]] given, but `.entry k` has 4 parameters"));
+    assert!(Workload::load_checked(&manifest, &front_end).unwrap_err().to_string().starts_with(&format!("{ptx}:11:1:")));
+    // A manifest that agrees with its PTX never asks.
+    std::fs::write(dir.join("k.ptx"), PTX).unwrap();
+    Workload::load_checked(&manifest, &|_, _| panic!("asked about a PTX the manifest agrees with")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
