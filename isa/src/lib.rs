@@ -23,6 +23,7 @@ pub mod program;
 pub mod schedule;
 pub mod stats;
 pub mod types;
+mod validate;
 
 pub use error::PtxError;
 pub use inst::{Class, Inst, Op, Opnd};

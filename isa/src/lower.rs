@@ -3,8 +3,9 @@
 //! Resolves names in nested scopes (inline-asm blocks redeclare registers and labels), assigns
 //! dense register indices, lays out kernel parameters, static shared memory, per-thread frames
 //! (`.local` variables and `.param` call slots) and initialized globals, decodes every
-//! instruction, checks register use against instruction types, and finally builds the CFG and
-//! reconvergence points (`cfg.rs`). Every error names file:line:column and the offending text.
+//! instruction, checks each opcode's operand shapes (`validate.rs`) and register use against
+//! instruction types, and finally builds the CFG and reconvergence points (`cfg.rs`). Every error
+//! names file:line:column and the offending text.
 
 use std::collections::HashMap;
 
@@ -505,6 +506,7 @@ impl<'a> Lowerer<'a> {
         for o in &ai.operands {
             ops.push(self.operand(o, op, &m, scopes)?);
         }
+        crate::validate::operands(self.file, ai, op, &ops)?;
         let ndst = dst_count(op, &m).min(ops.len() as u8);
         self.check_types(ai, op, &m, &ops)?;
         let mut defs = Vec::new();

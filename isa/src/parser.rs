@@ -177,10 +177,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             match tok {
                 Tok::Dot(".version") => {
                     self.i += 1;
-                    match self.bump().map(|t| (t.tok, t.text)) {
-                        Some((Tok::Float(_), text)) => {
+                    match self.bump().map(|t| (t.tok, t.text, t.pos)) {
+                        Some((Tok::Float(_), text, pos)) => {
                             let (a, b) = text.split_once('.').unwrap_or((text, "0"));
                             m.version = (a.parse().unwrap_or(0), b.parse().unwrap_or(0));
+                            crate::validate::version(self.file, pos, text, m.version)?;
                         }
                         _ => {
                             self.i -= 1;
@@ -191,8 +192,14 @@ impl<'t, 'a> Parser<'t, 'a> {
                 }
                 Tok::Dot(".target") => {
                     self.i += 1;
-                    let targets = self.comma_separated(|p| p.ident("a target name such as sm_90"))?;
-                    m.target.extend(targets);
+                    let targets = self.comma_separated(|p| {
+                        let pos = p.pos();
+                        p.ident("a target name such as sm_90").map(|t| (t, pos))
+                    })?;
+                    for (t, pos) in targets {
+                        crate::validate::target(self.file, pos, &t)?;
+                        m.target.push(t);
+                    }
                 }
                 Tok::Dot(".address_size") => {
                     self.i += 1;
