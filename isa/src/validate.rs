@@ -137,11 +137,19 @@ pub(crate) fn text(o: &ast::Operand) -> String {
     }
 }
 
-/// The instruction as written (opcode, modifiers, operands).
+/// The instruction as written (opcode, modifiers, operands), at most 100 characters of it.
 fn written(ai: &ast::Instruction) -> String {
     let mods: String = ai.mods.iter().map(|(m, _)| format!(".{m}")).collect();
     let ops: Vec<String> = ai.operands.iter().map(text).collect();
-    format!("{}{mods} {}", ai.opcode, ops.join(", ")).trim_end().to_string()
+    clip(format!("{}{mods} {}", ai.opcode, ops.join(", ")).trim_end())
+}
+
+/// `s`, cut to 100 characters with `…` when longer.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
 }
 
 /// Checks the operands of a decoded instruction against its opcode's shape.
@@ -164,7 +172,7 @@ pub(crate) fn operands(file: &str, ai: &ast::Instruction, op: Op, ops: &[Opnd]) 
     }
     for (i, (o, &k)) in ops.iter().zip(kinds).enumerate() {
         if !fits(k, o) {
-            let (pos, t) = ai.operands.get(i).map_or((ai.pos, String::new()), |a| (a.pos, text(a)));
+            let (pos, t) = ai.operands.get(i).map_or((ai.pos, String::new()), |a| (a.pos, clip(&text(a))));
             return Err(PtxError::new(
                 file,
                 pos,
