@@ -46,8 +46,8 @@ enum Cmd {
     Bench {
         #[command(flatten)]
         arch: ArchArgs,
-        /// Worker threads (1 measures per-core speed).
-        #[arg(long, default_value_t = 1)]
+        /// Worker threads (1 measures per-core speed; at most 256).
+        #[arg(long, default_value_t = 1, value_parser = thread_count())]
         threads: usize,
         /// Only these workloads (comma-separated).
         #[arg(long, value_delimiter = ',')]
@@ -110,8 +110,9 @@ struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-    /// Worker threads for the timing model (results are identical for any count).
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads for the timing model (results are identical for any count; at most 256,
+    /// more than the GPCs of any preset, which are what run in parallel).
+    #[arg(long, default_value_t = 1, value_parser = thread_count())]
     threads: usize,
     #[command(flatten)]
     limits: LimitArgs,
@@ -143,6 +144,11 @@ impl LimitArgs {
     }
 }
 
+
+/// `--threads`: 1 to 256 (5000 threads failed to start as "Resource temporarily unavailable").
+fn thread_count() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256)
+}
 
 /// Loads the preset (or file) and applies `--set` overrides.
 pub fn arch_config(a: &ArchArgs) -> Result<warpsim_sim::config::ArchConfig> {
@@ -222,7 +228,7 @@ fn run_workload(a: RunArgs) -> Result<()> {
     }
     let limits = a.limits.limits();
     let o = match &cfg {
-        None => warpsim_sim::launch::run_functional_within(&w, 132, &limits)?,
+        None => warpsim_sim::launch::run_functional_within(&w, &target, &limits)?,
         Some(cfg) => warpsim_sim::launch::run_timed_within(&w, cfg, a.threads, &limits)?,
     };
     match (&o.timing, a.json) {

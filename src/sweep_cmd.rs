@@ -39,8 +39,8 @@ pub struct SweepArgs {
     /// Run one slice: the runs whose index mod N is I.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Simulations in parallel (default: every core); each one is single-threaded.
-    #[arg(long)]
+    /// Simulations in parallel (default: every core; at most 1024); each one is single-threaded.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     jobs: Option<usize>,
     /// No progress bar (it is hidden anyway when stderr is not a terminal).
     #[arg(short, long)]

@@ -52,3 +52,20 @@ fn run_reports_the_ptx_error_of_a_broken_ptx() {
     assert!(err.contains("k.ptx:8:6: expected `}` closing the body, found end of file (the PTX of "), "{err}");
     assert!(!err.contains("no `.entry"), "{err}");
 }
+
+/// Sizes given on the command line are checked before anything is built: worker threads, and
+/// configuration overrides that would make the model allocate without bound or overflow.
+#[test]
+fn threads_and_overrides_are_bounded() {
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--threads", "5000"]);
+    assert!(!ok && err.contains("--threads") && err.contains("5000 is not in 1..=256"), "{err}");
+    for (set, want) in [
+        ("sm.count=100000", "invalid `sm.count` = 100000: must be at most 1024"),
+        ("l2.size_kib=4294967295", "invalid `l2.size_kib` = 4294967295: must be at most 1048576"),
+        ("dram.banks=4294967295", "invalid `dram.banks` = 4294967295: must be at most 1024"),
+        ("dram.bandwidth_gbs=1e-300", "invalid `dram.bandwidth_gbs` = 1e-300: must be between 1 and 1000000"),
+    ] {
+        let (ok, _, err) = warpsim(&["run", "vector_add", "--set", set]);
+        assert!(!ok && err.contains(want), "{set}: {err}");
+    }
+}

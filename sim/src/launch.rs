@@ -221,14 +221,25 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
 
 /// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
-    run_functional_within(w, nsm, &Limits::default())
-}
-
-/// Runs the workload functionally under `limits` (the clock is warp instructions).
-pub fn run_functional_within(w: &Workload, nsm: u32, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, nsm)?;
     let k = p.kernel()?;
+    functional_outcome(w, p, k, &Limits::default(), t)
+}
+
+/// Runs the workload functionally on a GPU of `cfg`'s shape (its SM count, and its launch
+/// limits: threads, registers and shared memory per block, as a timed run checks them) under
+/// `limits` (the clock is warp instructions).
+pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare(w, cfg.sm.count)?;
+    let k = p.kernel()?;
+    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
+        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
+    functional_outcome(w, p, k, limits, t)
+}
+
+fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits, t: Instant) -> Result<Outcome, RunError> {
     let stats = functional::run(&k, &mut p.gpu.mem, limits)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })

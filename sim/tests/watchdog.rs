@@ -100,7 +100,7 @@ fn the_cycle_and_wall_clock_budgets_stop_a_real_workload() {
     let e = warpsim_sim::launch::run_timed_within(&w, &cfg, 1, &limits).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("watchdog: still running after the budget of 500 cycles (--max-cycles)"), "{e}");
     assert!(e.contains("CTA (0,0,0) warp 0 at "), "{e}");
-    let e = warpsim_sim::launch::run_functional_within(&w, 132, &limits).map(|_| ()).unwrap_err().to_string();
+    let e = warpsim_sim::launch::run_functional_within(&w, &cfg, &limits).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("still running after the budget of 500 warp instructions (--max-cycles)"), "{e}");
     let limits = Limits { timeout: Some(Duration::from_micros(1)), ..Limits::default() };
     let e = warpsim_sim::launch::run_timed_within(&w, &cfg, 1, &limits).map(|_| ()).unwrap_err().to_string();

@@ -181,7 +181,7 @@ struct RawManifest {
     grid: Spanned<Vec<Spanned<u32>>>,
     block: Spanned<Vec<Spanned<u32>>>,
     cluster: Option<Spanned<Vec<Spanned<u32>>>>,
-    dynamic_smem: Option<u32>,
+    dynamic_smem: Option<Spanned<u32>>,
     regs_per_thread: Option<Spanned<u32>>,
     maxrregcount: Option<Spanned<u32>>,
     #[serde(default, rename = "buffer")]
@@ -347,6 +347,13 @@ impl<'de> Deserialize<'de> for Num {
 // ---------------------------------------------------------------------------------------------
 // Semantic layer
 
+/// All buffers of a manifest together: the simulator holds them in host memory (generated
+/// inputs, device pages once written, the read-back copies), so 16 GiB, 32× the largest bundled
+/// buffer (`chase_dram`'s 512 MiB) and what a workstation can hold two or three times over.
+pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
+/// Dynamic shared memory of one block: the most any GPU allows (227 KiB on Hopper).
+pub const MAX_DYNAMIC_SMEM: u32 = 227 * 1024;
+
 /// What [`parse`] produces besides the manifest: the PTX text and what was read of its entry.
 pub(crate) struct Parsed {
     pub manifest: Manifest,
@@ -370,9 +377,18 @@ pub(crate) fn parse(
     let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
     let v = Validator { loc, read };
 
-    let grid = v.dims(&raw.grid)?;
-    let block = v.dims(&raw.block)?;
-    let cluster = raw.cluster.as_ref().map(|c| v.dims(c)).transpose()?;
+    // CUDA's launch limits, the same on every GPU since compute capability 3.0 (a preset's own,
+    // such as its threads per SM, are the simulator's to check).
+    let grid = v.dims(&raw.grid, "grid", [i32::MAX as u32, 65535, 65535], u64::MAX)?;
+    let block = v.dims(&raw.block, "block", [1024, 1024, 64], 1024)?;
+    let cluster = raw.cluster.as_ref().map(|c| v.dims(c, "cluster", [16; 3], 16)).transpose()?;
+    if let Some(d) = raw.dynamic_smem.as_ref().filter(|d| *d.get_ref() > MAX_DYNAMIC_SMEM) {
+        return Err(loc.at(
+            ErrorKind::Value,
+            d,
+            format!("{} bytes of dynamic shared memory; no GPU gives a block more than {MAX_DYNAMIC_SMEM} (227 KiB)", d.get_ref()),
+        ));
+    }
     if let (Some(c), Some(raw_c)) = (cluster, &raw.cluster) {
         if (0..3).any(|i| grid[i] % c[i] != 0) {
             return Err(loc.at(
@@ -421,6 +437,7 @@ pub(crate) fn parse(
     }
 
     let mut buffers: Vec<BufferSpec> = Vec::new();
+    let mut total = 0u64;
     for b in &raw.buffers {
         if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
             return Err(loc.at(
@@ -429,7 +446,16 @@ pub(crate) fn parse(
                 format!("buffer `{}` declared twice", b.name.get_ref()),
             ));
         }
-        buffers.push(v.buffer(b)?);
+        let spec = v.buffer(b)?;
+        total += spec.bytes();
+        if total > MAX_BUFFER_BYTES {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &b.len,
+                format!("the buffers take {total} bytes with `{}`; together they may take at most {MAX_BUFFER_BYTES} (16 GiB)", spec.name),
+            ));
+        }
+        buffers.push(spec);
     }
     let find_buffer = |name: &Spanned<String>| {
         buffers
@@ -488,7 +514,7 @@ pub(crate) fn parse(
         grid,
         block,
         cluster,
-        dynamic_smem: raw.dynamic_smem.unwrap_or(0),
+        dynamic_smem: raw.dynamic_smem.map_or(0, |d| d.into_inner()),
         regs_per_thread: raw.regs_per_thread.map(|r| r.into_inner()),
         maxrregcount: raw.maxrregcount.map(|r| r.into_inner()),
         buffers,
@@ -567,7 +593,9 @@ struct Validator<'a, 'b> {
 }
 
 impl Validator<'_, '_> {
-    fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>) -> Result<[u32; 3], LoadError> {
+    /// A 1-to-3-dimensional shape, each extent at least 1 and at most `max`, their product at
+    /// most `product`.
+    fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>, what: &str, max: [u32; 3], product: u64) -> Result<[u32; 3], LoadError> {
         let v = d.get_ref();
         if v.is_empty() || v.len() > 3 {
             return Err(self.loc.at(
@@ -583,7 +611,18 @@ impl Validator<'_, '_> {
                     .loc
                     .at(ErrorKind::Value, x, "dimension must be at least 1"));
             }
+            if *x.get_ref() > max[i] {
+                return Err(self.loc.at(
+                    ErrorKind::Value,
+                    x,
+                    format!("{what} {} extent {} exceeds {}, the most a launch allows", ["x", "y", "z"][i], x.get_ref(), max[i]),
+                ));
+            }
             out[i] = *x.get_ref();
+        }
+        let n: u64 = out.iter().map(|&x| x as u64).product();
+        if n > product {
+            return Err(self.loc.at(ErrorKind::Value, d, format!("{what} {out:?} has {n} {}; a launch allows {product}", if what == "block" { "threads" } else { "CTAs" })));
         }
         Ok(out)
     }
@@ -600,11 +639,13 @@ impl Validator<'_, '_> {
         }
         if len
             .checked_mul(dtype.size() as u64)
-            .is_none_or(|bytes| bytes > 1 << 40)
+            .is_none_or(|bytes| bytes > MAX_BUFFER_BYTES)
         {
-            return Err(self
-                .loc
-                .at(ErrorKind::Value, &b.len, "buffer larger than 1 TiB"));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &b.len,
+                format!("{len} × {dtype} is more than the {MAX_BUFFER_BYTES} bytes (16 GiB) a manifest's buffers may take together"),
+            ));
         }
         let init = match &b.init {
             None => Init::Zeros,

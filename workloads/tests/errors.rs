@@ -591,3 +591,35 @@ fn a_broken_ptx_reports_its_own_error_through_the_check() {
     Workload::load_checked(&manifest, &|_, _| panic!("asked about a PTX the manifest agrees with")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// CUDA's launch limits, at the manifest's line and column: threads per block (1025 was a
+/// kernel fault without a location), a block's z extent, grid y and z, the cluster size, and
+/// dynamic shared memory.
+#[test]
+fn launch_limits_are_located() {
+    let e = expect("block = [32, 1, 1]", "block = [1025, 1, 1]", ErrorKind::Value, "1025", 0, "block[0]");
+    assert!(e.message.contains("block x extent 1025 exceeds 1024"), "{e}");
+    let e = expect("block = [32, 1, 1]", "block = [64, 32, 1]", ErrorKind::Value, "[64", 0, "block");
+    assert!(e.message.contains("block [64, 32, 1] has 2048 threads; a launch allows 1024"), "{e}");
+    expect("block = [32, 1, 1]", "block = [1, 1, 65]", ErrorKind::Value, "65]", 0, "block[2]");
+    let e = expect("grid = [4, 1, 1]", "grid = [4, 65536, 1]", ErrorKind::Value, "65536", 0, "grid[1]");
+    assert!(e.message.contains("grid y extent 65536 exceeds 65535"), "{e}");
+    expect("grid = [4, 1, 1]", "grid = [2147483648, 1, 1]", ErrorKind::Value, "2147483648", 0, "grid[0]");
+    let e = expect("grid = [4, 1, 1]", "grid = [4, 1, 1]\ndynamic_smem = 300000", ErrorKind::Value, "300000", 0, "dynamic_smem");
+    assert!(e.message.contains("300000 bytes of dynamic shared memory; no GPU gives a block more than 232448"), "{e}");
+    expect("grid = [4, 1, 1]", "grid = [32, 1, 1]\ncluster = [32, 1, 1]", ErrorKind::Value, "cluster = [32", 11, "cluster[0]");
+    assert!(load(&GOOD.replacen("grid = [4, 1, 1]", "grid = [2147483647, 65535, 65535]\ndynamic_smem = 232448", 1)).is_ok());
+}
+
+/// Buffer sizes are bounded before anything is generated: one buffer of 4294967297 × f32, or
+/// buffers that together pass 16 GiB.
+#[test]
+fn buffer_sizes_are_bounded_before_generation() {
+    let e = expect("len = 128\ninit", "len = 4294967297\ninit", ErrorKind::Value, "4294967297", 0, "buffer[0].len");
+    assert!(e.message.contains("4294967297 × f32 is more than the 17179869184 bytes (16 GiB)"), "{e}");
+    let src = GOOD.replacen("len = 128\ninit", "len = 3000000000\ninit", 1).replacen("len = 128\noutput", "len = 3000000000\noutput", 1);
+    let e = load(&src).unwrap_err();
+    let m = e.manifest_error().unwrap();
+    assert_eq!((m.key.as_str(), m.kind), ("buffer[1].len", ErrorKind::Value), "{e}");
+    assert!(m.message.contains("the buffers take 24000000000 bytes with `out`; together they may take at most 17179869184"), "{e}");
+}
