@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use warpsim_sweep::{execute, report, slurm, Cache, Plan, ReportOptions, Results, Shard, Spec};
+use warpsim_sweep::{execute, report, slurm, Cache, DirLock, Plan, ReportOptions, Results, Shard, Spec};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -122,6 +122,7 @@ pub fn run(cmd: Option<SweepCmd>, a: SweepArgs) -> Result<()> {
     if let (Some(Emit::Slurm), Some(shards)) = (a.emit, a.shards) {
         return emit_slurm(&a, &plan, shards as usize);
     }
+    let _lock = DirLock::acquire(&a.out)?;
     let runs = plan.runs(shard).len();
     let target = if a.quiet || !std::io::stderr().is_terminal() { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
     let bar = ProgressBar::with_draw_target(Some(runs as u64), target);
@@ -187,6 +188,7 @@ fn emit_slurm(a: &SweepArgs, plan: &Plan, shards: usize) -> Result<()> {
 }
 
 fn merge(files: &[PathBuf], out: &std::path::Path) -> Result<()> {
+    let _lock = DirLock::acquire(out)?;
     let parts = files.iter().map(|f| Ok((f.clone(), Results::read(f)?))).collect::<Result<Vec<_>>>()?;
     let (merged, missing) = Results::merge(&parts)?;
     let total = merged.header.as_ref().map_or(0, |h| h.runs);

@@ -2,7 +2,9 @@
 //! thread), each outcome cached on disk as a small JSON file named by the run's cache key, so a
 //! rerun — after a crash, a kill or with more design points — simulates only what is missing.
 //! Cache entries are written through a temporary file and a rename: a killed sweep leaves whole
-//! entries or none. Outcomes are rows in run order whatever the thread scheduling.
+//! entries or none. Each entry carries its key and a SHA-256 digest of its key and content, both
+//! verified on load: an entry edited by hand, or another run's copied in, is simulated again with
+//! a warning instead of being used. Outcomes are rows in run order whatever the thread scheduling.
 //!
 //! A run whose kernel needs a feature the preset lacks is an `unsupported` row, a fault, a
 //! deadlock or a runaway the watchdog stopped an `error` row; none stops the sweep. A panic in
@@ -15,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 use warpsim_sim::launch::{run_timed_within, RunError};
 use warpsim_sim::watchdog::{Limits, Stop};
 use warpsim_sim::FaultKind;
@@ -32,13 +35,39 @@ pub struct Cache {
     pub fresh: bool,
 }
 
-/// A cache file's content.
+/// What a cache entry records about its run.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Entry {
+struct Content {
+    key: String,
     simulator: String,
     arch: String,
     workload: String,
     measured: Measured,
+}
+
+impl Content {
+    /// SHA-256 of the content's JSON (floats round-trip exactly, maps are ordered: the same
+    /// content always gives the same bytes).
+    fn digest(&self) -> String {
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// A cache file: the content and its digest.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    #[serde(flatten)]
+    content: Content,
+    digest: String,
+}
+
+/// What the cache holds for a key.
+enum Cached {
+    Hit(Measured),
+    Missing,
+    /// An entry that fails verification (why): simulated again, with a warning.
+    Rejected(String),
 }
 
 impl Cache {
@@ -46,17 +75,28 @@ impl Cache {
         self.dir.join(format!("{key}.json"))
     }
 
-    /// A cached outcome; an unreadable entry counts as missing (and is overwritten).
-    fn load(&self, key: &str) -> Option<Measured> {
+    /// The cached outcome of `key`, verified: the entry must name this key and its digest must
+    /// match its content.
+    fn load(&self, key: &str) -> Cached {
         if self.fresh {
-            return None;
+            return Cached::Missing;
         }
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        serde_json::from_str::<Entry>(&text).ok().map(|e| e.measured)
+        let Ok(text) = std::fs::read_to_string(self.path(key)) else { return Cached::Missing };
+        let e = match serde_json::from_str::<Entry>(&text) {
+            Ok(e) => e,
+            Err(err) => return Cached::Rejected(format!("not a cache entry ({err})")),
+        };
+        if e.content.key != key {
+            return Cached::Rejected(format!("it is the entry of run `{}`, not of this one", e.content.key));
+        }
+        if e.content.digest() != e.digest {
+            return Cached::Rejected("its content does not match its digest (edited?)".into());
+        }
+        Cached::Hit(e.content.measured)
     }
 
-    fn store(&self, key: &str, entry: &Entry) -> Result<(), ResultsError> {
-        let path = self.path(key);
+    fn store(&self, entry: &Entry) -> Result<(), ResultsError> {
+        let path = self.path(&entry.content.key);
         let bytes = serde_json::to_vec(entry).map_err(|e| ResultsError::Format { path: path.clone(), message: e.to_string() })?;
         write_atomic(&path, &bytes)
     }
@@ -68,6 +108,8 @@ pub struct Summary {
     pub runs: usize,
     pub simulated: usize,
     pub cached: usize,
+    /// Cache entries that failed verification (and were simulated again).
+    pub rejected: usize,
     pub ok: usize,
     pub unsupported: usize,
     pub errors: usize,
@@ -81,7 +123,11 @@ impl std::fmt::Display for Summary {
             f,
             "{} runs in {:.1} s: {} simulated, {} cached; {} ok, {} unsupported, {} errors, {} failed their output check",
             self.runs, self.seconds, self.simulated, self.cached, self.ok, self.unsupported, self.errors, self.check_failures
-        )
+        )?;
+        if self.rejected > 0 {
+            write!(f, "; {} cache entries failed verification and were simulated again", self.rejected)?;
+        }
+        Ok(())
     }
 }
 
@@ -147,18 +193,29 @@ pub fn execute(
         .build()
         .map_err(|e| ResultsError::Threads { jobs, message: e.to_string() })?;
     let runs = plan.runs(shard);
+    let rejected = std::sync::atomic::AtomicUsize::new(0);
     let one = |r: &Run| -> Result<(Row, bool), ResultsError> {
         let key = plan.cache_key(r);
         let (point, loaded) = (&plan.points[r.point], &plan.workloads[r.workload]);
         let workload = loaded.workload.manifest.name.clone();
-        let (m, cached) = match cache.load(&key) {
+        let hit = match cache.load(&key) {
+            Cached::Hit(m) => Some(m),
+            Cached::Missing => None,
+            Cached::Rejected(why) => {
+                eprintln!("warning: cache entry {} ({} on {}): {why}; simulating it again", cache.path(&key).display(), workload, point.arch);
+                rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+        };
+        let (m, cached) = match hit {
             Some(m) => (m, true),
             None => {
                 let (m, cacheable) = measure(loaded.for_cc(point.cfg.compute_capability), &point.cfg, &plan.limits);
                 if cacheable {
-                    let entry = Entry { simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
-                    cache.store(&key, &entry)?;
-                    (entry.measured, false)
+                    let content = Content { key, simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
+                    let entry = Entry { digest: content.digest(), content };
+                    cache.store(&entry)?;
+                    (entry.content.measured, false)
                 } else {
                     (m, false)
                 }
@@ -174,6 +231,7 @@ pub fn execute(
         runs: done.len(),
         simulated: done.iter().filter(|d| !d.1).count(),
         cached: done.iter().filter(|d| d.1).count(),
+        rejected: rejected.into_inner(),
         ok: count(&|r| r.m.status == Status::Ok),
         unsupported: count(&|r| r.m.status == Status::Unsupported),
         errors: count(&|r| r.m.status == Status::Error),
@@ -206,6 +264,32 @@ mod tests {
         let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
         assert_eq!((s.simulated, s.cached), (0, 2));
         assert_eq!(again.rows, r.rows);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A cache entry edited by hand, or another run's entry copied in, fails verification: the
+    /// run is simulated again (and its entry rewritten) instead of the entry being used.
+    #[test]
+    fn tampered_or_misplaced_cache_entries_are_simulated_again() {
+        let spec = Spec::from_toml("workloads = [\"vector_add\", \"saxpy\"]\n", "t.toml").unwrap();
+        let plan = Plan::new(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("warpsim-verify-{}", std::process::id()));
+        let cache = Cache { dir: dir.clone(), fresh: false };
+        let (first, _) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        let runs = plan.runs(None);
+        let (a, b) = (cache.path(&plan.cache_key(&runs[0])), cache.path(&plan.cache_key(&runs[1])));
+        let cycles = first.rows[0].m.cycles.unwrap();
+        let text = std::fs::read_to_string(&a).unwrap();
+        std::fs::write(&a, text.replace(&format!("\"cycles\":{cycles}"), "\"cycles\":1")).unwrap();
+        std::fs::copy(&a, &b).unwrap();
+        let (again, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached, s.rejected), (2, 0, 2));
+        assert!(s.to_string().ends_with("; 2 cache entries failed verification and were simulated again"), "{s}");
+        assert_eq!(again.rows, first.rows);
+        let (_, s) = execute(&plan, None, &cache, 1, &|_, _| {}).unwrap();
+        assert_eq!((s.simulated, s.cached, s.rejected), (0, 2, 0));
+        std::fs::write(&a, "{").unwrap();
+        assert!(matches!(cache.load(&plan.cache_key(&runs[0])), Cached::Rejected(why) if why.starts_with("not a cache entry")));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
