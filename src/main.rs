@@ -306,8 +306,9 @@ fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) ->
 }
 
 fn load_ptx(file: &PathBuf) -> Result<Vec<warpsim_isa::Program>> {
-    let src = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    Ok(warpsim_isa::load(&src, &file.display().to_string())?)
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.display().to_string();
+    Ok(warpsim_isa::load(warpsim_isa::utf8(&bytes, &name)?, &name)?)
 }
 
 fn main() -> std::process::ExitCode {

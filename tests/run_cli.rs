@@ -69,3 +69,12 @@ fn threads_and_overrides_are_bounded() {
         assert!(!ok && err.contains(want), "{set}: {err}");
     }
 }
+
+/// `ptx check` on a file with bytes that are not UTF-8 names the byte, its offset and position.
+#[test]
+fn ptx_check_locates_invalid_utf8() {
+    let d = dir("utf8");
+    std::fs::write(d.join("k.ptx"), b".version 9.0\n.target sm_90\n// \xff\n").unwrap();
+    let (ok, _, err) = warpsim(&["ptx", "check", d.join("k.ptx").to_str().unwrap()]);
+    assert!(!ok && err.contains("k.ptx:3:4: not UTF-8 text: byte 0xff at byte offset 30"), "{err}");
+}

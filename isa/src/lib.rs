@@ -25,7 +25,7 @@ pub mod stats;
 pub mod types;
 mod validate;
 
-pub use error::PtxError;
+pub use error::{utf8, PtxError};
 pub use inst::{Class, Inst, Op, Opnd};
 pub use lower::{load, lower_module};
 pub use parser::parse;

@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+/// Waiting warps a deadlock report lists one by one (the rest are counted): a grid's worth ran
+/// to thousands of lines.
+pub const REPORTED_WAITERS: usize = 16;
+
 /// What a waiting warp waits for (deadlock reports).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Waiter {
@@ -80,8 +84,11 @@ impl fmt::Display for Fault {
             FaultKind::Watchdog(r) => write!(f, "kernel `{}`: watchdog: {r}", self.kernel),
             FaultKind::Deadlock(waiters) => {
                 writeln!(f, "kernel `{}`: deadlock: no warp can make progress; {} waiting:", self.kernel, waiters.len())?;
-                for w in waiters {
+                for w in waiters.iter().take(REPORTED_WAITERS) {
                     writeln!(f, "  CTA ({},{},{}) warp {} at {}: {}", w.cta[0], w.cta[1], w.cta[2], w.warp, w.pc_line, w.what)?;
+                }
+                if waiters.len() > REPORTED_WAITERS {
+                    writeln!(f, "  … and {} more waiting warps", waiters.len() - REPORTED_WAITERS)?;
                 }
                 Ok(())
             }

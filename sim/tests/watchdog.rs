@@ -86,6 +86,14 @@ fn an_mbarrier_try_wait_that_never_completes_is_a_reported_deadlock() {
         let msg = e.to_string();
         assert!(matches!(e.kind, FaultKind::Deadlock(_)), "{msg}");
         assert!(msg.contains("runaway.ptx:64") && msg.contains("of 4096 arrivals pending"), "{msg}");
+        // Thousands of waiting warps: 16 are listed, the rest counted.
+        let waiting = if timed { GRID * BLOCK / 32 } else { BLOCK / 32 } as usize;
+        assert!(msg.starts_with(&format!("kernel `spin_try_wait`: deadlock: no warp can make progress; {waiting} waiting:")), "{msg}");
+        let listed = waiting.min(warpsim_sim::fault::REPORTED_WAITERS);
+        assert_eq!(msg.lines().count(), 1 + listed + usize::from(waiting > listed), "{msg}");
+        if timed {
+            assert!(msg.ends_with(&format!("  … and {} more waiting warps\n", waiting - listed)), "{msg}");
+        }
         assert!(took < Duration::from_secs(120), "{took:?}");
     }
 }

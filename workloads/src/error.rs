@@ -144,6 +144,15 @@ impl Locator<'_> {
     }
 }
 
+/// What is wrong with bytes that are not UTF-8 text: the first bad byte, its offset, line and
+/// column.
+pub(crate) fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> String {
+    let off = e.valid_up_to();
+    let before = String::from_utf8_lossy(&bytes[..off]);
+    let (line, column) = line_column(&before, before.len());
+    format!("not UTF-8 text: byte {:#04x} at byte offset {off} (line {line}, column {column})", bytes[off])
+}
+
 /// 1-based line and character column of byte `offset` in `src`.
 pub(crate) fn line_column(src: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());

@@ -406,8 +406,10 @@ pub(crate) fn parse(
             format!("cannot read PTX `{}`: {e}", raw.ptx.get_ref()),
         )
     })?;
-    let ptx = String::from_utf8(ptx_bytes)
-        .map_err(|_| loc.at(ErrorKind::File, &raw.ptx, "PTX file is not UTF-8 text"))?;
+    let ptx = String::from_utf8(ptx_bytes).map_err(|e| {
+        let why = crate::error::not_utf8(e.as_bytes(), &e.utf8_error());
+        loc.at(ErrorKind::File, &raw.ptx, format!("PTX `{}` is {why}", raw.ptx.get_ref()))
+    })?;
     // A disagreement with the PTX may be the PTX's own fault: then its error is the one to see.
     let ptx_name = loc.file.parent().unwrap_or(std::path::Path::new("")).join(raw.ptx.get_ref());
     let ptx_error = |e: LoadError| match check(&ptx, &ptx_name.display().to_string()) {

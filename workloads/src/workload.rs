@@ -108,9 +108,11 @@ impl Workload {
     /// manifest's when the manifest disagrees with a PTX that does not parse ([`PtxCheck`]).
     pub fn load_checked(path: impl AsRef<Path>, check: PtxCheck<'_>) -> Result<Self, LoadError> {
         let path = path.as_ref();
-        let src = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-            path: path.to_path_buf(),
-            source,
+        let io = |source| LoadError::Io { path: path.to_path_buf(), source };
+        let bytes = std::fs::read(path).map_err(io)?;
+        let src = String::from_utf8(bytes).map_err(|e| {
+            let why = crate::error::not_utf8(e.as_bytes(), &e.utf8_error());
+            io(io::Error::new(io::ErrorKind::InvalidData, why))
         })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Self::parse_checked(&src, path, &|rel| std::fs::read(dir.join(rel)), check)

@@ -623,3 +623,23 @@ fn buffer_sizes_are_bounded_before_generation() {
     assert_eq!((m.key.as_str(), m.kind), ("buffer[1].len", ErrorKind::Value), "{e}");
     assert!(m.message.contains("the buffers take 24000000000 bytes with `out`; together they may take at most 17179869184"), "{e}");
 }
+
+/// Bytes that are not UTF-8, in the manifest or in its PTX, are named with their byte offset.
+#[test]
+fn invalid_utf8_is_located_by_byte_offset() {
+    let e = Workload::parse(GOOD, Path::new("dir/t.toml"), &|rel| match rel {
+        "k.ptx" => Ok(b".version 9.0\n// \xff\n".to_vec()),
+        _ => read(rel),
+    })
+    .unwrap_err();
+    let m = e.manifest_error().unwrap();
+    assert_eq!(m.kind, ErrorKind::File);
+    assert!(m.message.contains("PTX `k.ptx` is not UTF-8 text: byte 0xff at byte offset 16 (line 2, column 4)"), "{e}");
+    let dir = std::env::temp_dir().join(format!("warpsim-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.toml"), [GOOD.as_bytes(), b"# \xc3\x28\n"].concat()).unwrap();
+    let e = Workload::load(dir.join("t.toml")).unwrap_err();
+    let why = std::error::Error::source(&e).map(|s| s.to_string()).unwrap_or_default();
+    assert_eq!(why, format!("not UTF-8 text: byte 0xc3 at byte offset {} (line {}, column 3)", GOOD.len() + 2, GOOD.lines().count() + 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
