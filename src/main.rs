@@ -46,8 +46,8 @@ enum Cmd {
     Bench {
         #[command(flatten)]
         arch: ArchArgs,
-        /// Worker threads (1 measures per-core speed).
-        #[arg(long, default_value_t = 1)]
+        /// Worker threads (1 measures per-core speed; at most 256).
+        #[arg(long, default_value_t = 1, value_parser = thread_count())]
         threads: usize,
         /// Only these workloads (comma-separated).
         #[arg(long, value_delimiter = ',')]
@@ -110,9 +110,44 @@ struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-    /// Worker threads for the timing model (results are identical for any count).
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads for the timing model (results are identical for any count; at most 256,
+    /// more than the GPCs of any preset, which are what run in parallel).
+    #[arg(long, default_value_t = 1, value_parser = thread_count())]
     threads: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// The watchdog's budgets (README: Watchdog); a kernel that stops making progress is stopped
+/// whatever they are.
+#[derive(clap::Args, Clone)]
+pub struct LimitArgs {
+    /// Stop a run after this many simulated cycles (with --functional: warp instructions)
+    /// [default: 2^32].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: Option<u64>,
+    /// Stop a run after this many wall-clock seconds [default: 3600].
+    #[arg(long, value_name = "SECONDS", value_parser = warpsim_sim::watchdog::parse_seconds)]
+    timeout: Option<std::time::Duration>,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> warpsim_sim::watchdog::Limits {
+        let mut l = warpsim_sim::watchdog::Limits::default();
+        if let Some(n) = self.max_cycles {
+            l.max_cycles = n;
+        }
+        if let Some(t) = self.timeout {
+            l.timeout = Some(t);
+        }
+        l
+    }
+}
+
+
+/// `--threads`: 1 to 256 (5000 threads failed to start as "Resource temporarily unavailable").
+fn thread_count() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256)
 }
 
 /// Loads the preset (or file) and applies `--set` overrides.
@@ -138,7 +173,7 @@ enum PtxCmd {
 
 fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
     let w = if spec.ends_with(".toml") || std::path::Path::new(spec).exists() {
-        warpsim_workloads::Workload::load(spec)?
+        warpsim_sim::launch::load_manifest(std::path::Path::new(spec))?
     } else {
         warpsim_workloads::Workload::bundled(spec)?
     };
@@ -191,9 +226,10 @@ fn run_workload(a: RunArgs) -> Result<()> {
             l.regs_source,
         );
     }
+    let limits = a.limits.limits();
     let o = match &cfg {
-        None => warpsim_sim::launch::run_functional(&w, 132)?,
-        Some(cfg) => warpsim_sim::launch::run_timed(&w, cfg, a.threads)?,
+        None => warpsim_sim::launch::run_functional_within(&w, &target, &limits)?,
+        Some(cfg) => warpsim_sim::launch::run_timed_within(&w, cfg, a.threads, &limits)?,
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {
@@ -270,8 +306,9 @@ fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) ->
 }
 
 fn load_ptx(file: &PathBuf) -> Result<Vec<warpsim_isa::Program>> {
-    let src = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    Ok(warpsim_isa::load(&src, &file.display().to_string())?)
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.display().to_string();
+    Ok(warpsim_isa::load(warpsim_isa::utf8(&bytes, &name)?, &name)?)
 }
 
 fn main() -> std::process::ExitCode {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use warpsim_sweep::{execute, report, slurm, Cache, Plan, ReportOptions, Results, Shard, Spec};
+use warpsim_sweep::{execute, report, slurm, Cache, DirLock, Plan, ReportOptions, Results, Shard, Spec};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -39,8 +39,8 @@ pub struct SweepArgs {
     /// Run one slice: the runs whose index mod N is I.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
-    /// Simulations in parallel (default: every core); each one is single-threaded.
-    #[arg(long)]
+    /// Simulations in parallel (default: every core; at most 1024); each one is single-threaded.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     jobs: Option<usize>,
     /// No progress bar (it is hidden anyway when stderr is not a terminal).
     #[arg(short, long)]
@@ -52,6 +52,9 @@ pub struct SweepArgs {
     /// Array tasks of the emitted job (with --emit).
     #[arg(long, value_name = "N", requires = "emit", value_parser = clap::value_parser!(u32).range(1..))]
     shards: Option<u32>,
+    /// Budgets of each run (replace the sweep file's `max_cycles` and `timeout`).
+    #[command(flatten)]
+    limits: crate::LimitArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -101,6 +104,12 @@ fn spec(a: &SweepArgs) -> Result<Spec> {
     for arg in &a.set {
         s.set_axis(arg)?;
     }
+    if let Some(n) = a.limits.max_cycles {
+        s.max_cycles = Some(n);
+    }
+    if let Some(t) = a.limits.timeout {
+        s.timeout = Some(t);
+    }
     Ok(s)
 }
 
@@ -113,6 +122,7 @@ pub fn run(cmd: Option<SweepCmd>, a: SweepArgs) -> Result<()> {
     if let (Some(Emit::Slurm), Some(shards)) = (a.emit, a.shards) {
         return emit_slurm(&a, &plan, shards as usize);
     }
+    let _lock = DirLock::acquire(&a.out)?;
     let runs = plan.runs(shard).len();
     let target = if a.quiet || !std::io::stderr().is_terminal() { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
     let bar = ProgressBar::with_draw_target(Some(runs as u64), target);
@@ -151,6 +161,12 @@ fn emit_slurm(a: &SweepArgs, plan: &Plan, shards: usize) -> Result<()> {
     for s in &a.set {
         args.extend(["--set".to_string(), s.clone()]);
     }
+    if let Some(n) = a.limits.max_cycles {
+        args.extend(["--max-cycles".to_string(), n.to_string()]);
+    }
+    if let Some(t) = a.limits.timeout {
+        args.extend(["--timeout".to_string(), t.as_secs_f64().to_string()]);
+    }
     let out = abs(&a.out)?;
     let cwd = std::env::current_dir().context("no current directory")?;
     let exe = std::env::current_exe().context("cannot locate the warpsim binary")?;
@@ -172,6 +188,7 @@ fn emit_slurm(a: &SweepArgs, plan: &Plan, shards: usize) -> Result<()> {
 }
 
 fn merge(files: &[PathBuf], out: &std::path::Path) -> Result<()> {
+    let _lock = DirLock::acquire(out)?;
     let parts = files.iter().map(|f| Ok((f.clone(), Results::read(f)?))).collect::<Result<Vec<_>>>()?;
     let (merged, missing) = Results::merge(&parts)?;
     let total = merged.header.as_ref().map_or(0, |h| h.runs);

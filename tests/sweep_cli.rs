@@ -212,3 +212,18 @@ fn reports_of_a_sweep_and_of_a_run() {
     std::fs::write(&run, json).unwrap();
     check_report(&run, &root.join("run"), &["timeline", "stalls"]);
 }
+
+/// A sweep into a directory another sweep is writing fails at once, naming the holder, and
+/// leaves that directory alone; the lock is gone once a sweep is done.
+#[test]
+fn a_second_sweep_into_a_busy_directory_is_refused() {
+    let out = dir("locked");
+    std::fs::write(out.join(".warpsim-sweep.lock"), format!("{}\n", std::process::id())).unwrap();
+    let (ok, stdout, stderr) = warpsim(&["sweep", "--workloads", "vector_add", "-q", "-o", out.to_str().unwrap()]);
+    assert!(!ok, "{stdout}");
+    assert!(stderr.contains(&format!("is in use by another warpsim sweep (process {})", std::process::id())), "{stderr}");
+    assert!(!out.join("results.csv").exists());
+    std::fs::remove_file(out.join(".warpsim-sweep.lock")).unwrap();
+    sweep(&out, &[]);
+    assert!(out.join("results.csv").exists() && !out.join(".warpsim-sweep.lock").exists());
+}

@@ -23,8 +23,9 @@ pub mod program;
 pub mod schedule;
 pub mod stats;
 pub mod types;
+mod validate;
 
-pub use error::PtxError;
+pub use error::{utf8, PtxError};
 pub use inst::{Class, Inst, Op, Opnd};
 pub use lower::{load, lower_module};
 pub use parser::parse;

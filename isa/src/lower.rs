@@ -3,8 +3,9 @@
 //! Resolves names in nested scopes (inline-asm blocks redeclare registers and labels), assigns
 //! dense register indices, lays out kernel parameters, static shared memory, per-thread frames
 //! (`.local` variables and `.param` call slots) and initialized globals, decodes every
-//! instruction, checks register use against instruction types, and finally builds the CFG and
-//! reconvergence points (`cfg.rs`). Every error names file:line:column and the offending text.
+//! instruction, checks each opcode's operand shapes (`validate.rs`) and register use against
+//! instruction types, and finally builds the CFG and reconvergence points (`cfg.rs`). Every error
+//! names file:line:column and the offending text.
 
 use std::collections::HashMap;
 
@@ -47,6 +48,15 @@ struct Lowerer<'a> {
     raw_tables: Vec<Vec<(String, Pos)>>,
     table_scopes: Vec<Vec<HashMap<String, Name>>>,
 }
+
+/// Virtual registers a kernel may declare, its device functions' included: 11× the most in the
+/// corpus and the suite (1423), and at 256 bytes per register per warp already 4 MiB a warp.
+pub const MAX_REGISTERS: u32 = 16384;
+/// The constant bank kernels' `.const` variables share (64 KiB on every generation).
+pub const CONST_BANK_BYTES: u64 = 64 * 1024;
+/// The largest variable of any state space (its bytes live in the simulator's host memory
+/// once written): 16 GiB, the manifests' limit for all buffers together too.
+pub const MAX_VARIABLE_BYTES: u64 = 16 << 30;
 
 fn perr(file: &str, pos: Pos, msg: String) -> PtxError {
     PtxError::new(file, pos, msg)
@@ -280,8 +290,18 @@ impl<'a> Lowerer<'a> {
                 return Err(perr(self.file, v.pos, format!("initializer of `{}` is larger than the variable", v.name)));
             }
         }
-        if matches!(kind, SymKind::Global | SymKind::Const) {
-            init.resize(size as usize, 0);
+        if kind == SymKind::Const {
+            let total = self.prog.symbols.iter().filter(|s| s.kind == SymKind::Const).map(|s| s.size).sum::<u64>() + size;
+            if total > CONST_BANK_BYTES {
+                return Err(perr(
+                    self.file,
+                    v.pos,
+                    format!("`.const` variable `{}` ({size} bytes) brings the constant bank to {total} bytes; it holds {CONST_BANK_BYTES}", v.name),
+                ));
+            }
+        }
+        if size > MAX_VARIABLE_BYTES {
+            return Err(perr(self.file, v.pos, format!("`{}` is {size} bytes; a variable may take at most {MAX_VARIABLE_BYTES} (16 GiB)", v.name)));
         }
         let s = self.add_symbol(Symbol {
             name: v.name.clone(),
@@ -466,6 +486,15 @@ impl<'a> Lowerer<'a> {
                 } else {
                     ty
                 };
+                let declared = self.prog.regs.len() as u64 + u64::from(v.range.unwrap_or(1));
+                if declared > MAX_REGISTERS as u64 {
+                    let what = v.range.map_or(v.name.clone(), |n| format!("{}<{n}>", v.name));
+                    return Err(perr(
+                        self.file,
+                        v.pos,
+                        format!("`.reg .{} {what}` makes {declared} registers; a kernel and its functions may declare at most {MAX_REGISTERS}", v.ty),
+                    ));
+                }
                 let mut add = |name: String, regs: &mut Vec<RegInfo>| {
                     regs.push(RegInfo { name: name.clone(), ty, func: fi });
                     scope.insert(name, Name::Reg((regs.len() - 1) as u32));
@@ -509,6 +538,7 @@ impl<'a> Lowerer<'a> {
         for o in &ai.operands {
             ops.push(self.operand(o, op, &m, scopes)?);
         }
+        crate::validate::operands(self.file, ai, op, &ops)?;
         let ndst = dst_count(op, &m).min(ops.len() as u8);
         self.check_types(ai, op, &m, &ops)?;
         let mut defs = Vec::new();
@@ -864,5 +894,26 @@ $L1:
         assert!(e.contains("not a predicate"), "{e}");
         let e = lower_err("setp.eq.s32 %r1, %r2, %r3;");
         assert!(e.contains("needs a predicate"), "{e}");
+    }
+
+    /// Sizes from the input are checked before anything is allocated: a register range of 10^8
+    /// is an error at its declaration (it took 90 s and 3.9 GB to fail), a 4 GiB global
+    /// is not materialized as 4 GiB of zeros, and the constant bank holds 64 KiB.
+    #[test]
+    fn sizes_are_bounded_before_allocation() {
+        let e = lower_err(".reg .b32 %q<100000000>;");
+        assert_eq!(e, "e.ptx:8:1: `.reg .b32 %q<100000000>` makes 100000007 registers; a kernel and its functions may declare at most 16384");
+        // 16384 in all (7 declared by the test's body) is fine: the error is the next line's.
+        assert!(lower_err(".reg .b32 %q<16377>;\nfrob;").contains("unknown opcode `frob`"));
+        let module = |decl: &str| format!(".version 9.0\n.target sm_90\n{decl}\n.entry k()\n{{\nret;\n}}\n");
+        let t = std::time::Instant::now();
+        let p = load(&module(".global .b8 g[4294967295];"), "e.ptx").unwrap().remove(0);
+        assert!(p.symbols.iter().any(|s| s.name == "g" && s.size == 4294967295 && s.init.is_empty()));
+        assert!(t.elapsed().as_secs() < 5);
+        let e = load(&module(".global .b8 g[17179869185];"), "e.ptx").unwrap_err().to_string();
+        assert_eq!(e, "e.ptx:3:1: `g` is 17179869185 bytes; a variable may take at most 17179869184 (16 GiB)");
+        let e = load(&module(".const .b8 c0[40000];\n.const .b8 c1[40000];"), "e.ptx").unwrap_err().to_string();
+        assert!(e.starts_with("e.ptx:4:1: `.const` variable `c1` (40000 bytes) brings the constant bank to 80000 bytes; it holds 65536"), "{e}");
+        load(&module(".const .b8 c0[65536];"), "e.ptx").unwrap();
     }
 }

@@ -11,7 +11,7 @@ use crate::lexer::{tokenize, Pos, Tok, Token};
 /// Parses PTX source text. `file` names the source in error messages.
 pub fn parse(src: &str, file: &str) -> Result<Module, PtxError> {
     let toks = tokenize(src).map_err(|(pos, msg)| PtxError::new(file, pos, msg))?;
-    let mut p = Parser { toks: &toks, i: 0, file, end: end_pos(src) };
+    let mut p = Parser { toks: &toks, i: 0, file, end: end_pos(src), depth: 0 };
     p.module()
 }
 
@@ -26,7 +26,14 @@ struct Parser<'t, 'a> {
     i: usize,
     file: &'t str,
     end: Pos,
+    /// Blocks, vectors, lists and initializers open around the current token.
+    depth: u32,
 }
+
+/// Deepest nesting of blocks, operand vectors and lists, and initializers: far beyond what
+/// compilers emit (inline-asm scopes nest a few deep), and an error, not a stack overflow,
+/// past it.
+pub const MAX_NESTING: u32 = 256;
 
 type PResult<T> = Result<T, PtxError>;
 
@@ -98,6 +105,17 @@ impl<'t, 'a> Parser<'t, 'a> {
             false
         }
     }
+    /// Runs `f` one nesting level deeper; `pos` is the opening bracket's position.
+    fn nested<T>(&mut self, pos: Pos, what: &str, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(PtxError::new(self.file, pos, format!("{what} nested more than {MAX_NESTING} deep")));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     /// One or more items separated by `,`.
     fn comma_separated<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<T>) -> PResult<Vec<T>> {
         let mut items = vec![item(self)?];
@@ -177,10 +195,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             match tok {
                 Tok::Dot(".version") => {
                     self.i += 1;
-                    match self.bump().map(|t| (t.tok, t.text)) {
-                        Some((Tok::Float(_), text)) => {
+                    match self.bump().map(|t| (t.tok, t.text, t.pos)) {
+                        Some((Tok::Float(_), text, pos)) => {
                             let (a, b) = text.split_once('.').unwrap_or((text, "0"));
                             m.version = (a.parse().unwrap_or(0), b.parse().unwrap_or(0));
+                            crate::validate::version(self.file, pos, text, m.version)?;
                         }
                         _ => {
                             self.i -= 1;
@@ -191,8 +210,14 @@ impl<'t, 'a> Parser<'t, 'a> {
                 }
                 Tok::Dot(".target") => {
                     self.i += 1;
-                    let targets = self.comma_separated(|p| p.ident("a target name such as sm_90"))?;
-                    m.target.extend(targets);
+                    let targets = self.comma_separated(|p| {
+                        let pos = p.pos();
+                        p.ident("a target name such as sm_90").map(|t| (t, pos))
+                    })?;
+                    for (t, pos) in targets {
+                        crate::validate::target(self.file, pos, &t)?;
+                        m.target.push(t);
+                    }
                 }
                 Tok::Dot(".address_size") => {
                     self.i += 1;
@@ -446,8 +471,9 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     fn init(&mut self) -> PResult<Init> {
+        let pos = self.pos();
         if self.eat(Tok::LBrace) {
-            let items = self.list_until(Tok::RBrace, "`,` or `}` in the initializer", |p| p.init())?;
+            let items = self.nested(pos, "initializer lists", |p| p.list_until(Tok::RBrace, "`,` or `}` in the initializer", |p| p.init()))?;
             return Ok(Init::List(items));
         }
         let neg = self.eat(Tok::Minus);
@@ -587,7 +613,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 }
                 Some(Tok::LBrace) => {
                     self.i += 1;
-                    out.push(Stmt::Block(self.stmts()?));
+                    out.push(Stmt::Block(self.nested(pos, "`{` blocks", |p| p.stmts())?));
                 }
                 Some(Tok::Dot(".loc")) => out.push(Stmt::Loc(self.loc()?)),
                 Some(Tok::Dot(".pragma")) => {
@@ -710,7 +736,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     _ => return self.err("expected an address"),
                 };
                 let coords = if self.eat(Tok::Comma) {
-                    let v = self.operand()?;
+                    let v = self.nested(pos, "operands", |p| p.operand())?;
                     match v.kind {
                         OperandKind::Vector(items) => Some(items),
                         _ => Some(vec![v]),
@@ -723,11 +749,11 @@ impl<'t, 'a> Parser<'t, 'a> {
             }
             Some(Tok::LBrace) => {
                 self.i += 1;
-                OperandKind::Vector(self.list_until(Tok::RBrace, "`,` or `}` in the vector", |p| p.operand())?)
+                OperandKind::Vector(self.nested(pos, "operand vectors", |p| p.list_until(Tok::RBrace, "`,` or `}` in the vector", |p| p.operand()))?)
             }
             Some(Tok::LParen) => {
                 self.i += 1;
-                OperandKind::List(self.list_until(Tok::RParen, "`,` or `)` in the list", |p| p.operand())?)
+                OperandKind::List(self.nested(pos, "operand lists", |p| p.list_until(Tok::RParen, "`,` or `)` in the list", |p| p.operand()))?)
             }
             _ => return self.err("expected an operand"),
         };
@@ -873,6 +899,27 @@ $L__BB1_2:
             let src = &SMALL[..cut];
             assert!(parse(src, "t.ptx").is_err(), "cut at {cut} parsed");
         }
+    }
+
+    /// 10,000 nested braces, vectors or initializers: an error at the first bracket past the
+    /// limit, not a stack overflow.
+    #[test]
+    fn deep_nesting_is_an_error_with_a_position() {
+        let head = ".version 9.0\n.target sm_90\n.address_size 64\n";
+        let deep = |open: &str, close: &str| format!("{}x{}", open.repeat(10_000), close.repeat(10_000));
+        let cases = [
+            (format!("{head}.entry k()\n{{\n{}\nret;\n}}\n", deep("{", "}")), "x.ptx:6:257: `{` blocks nested more than 256 deep"),
+            (format!("{head}.entry k()\n{{\n.reg .b32 %r<2>;\nmov.b32 %r1, {};\n}}\n", deep("{", "}").replace('x', "%r1")), "x.ptx:7:270: operand vectors nested more than 256 deep"),
+            (format!("{head}.entry k()\n{{\ncall f, {};\n}}\n", deep("(", ")")), "x.ptx:6:265: operand lists nested more than 256 deep"),
+            (format!("{head}.global .b32 g[1] = {};\n", deep("{", "}").replace('x', "1")), "x.ptx:4:277: initializer lists nested more than 256 deep"),
+        ];
+        for (src, want) in cases {
+            let e = parse(&src, "x.ptx").unwrap_err().to_string();
+            assert_eq!(e, want);
+        }
+        // 256 levels are fine.
+        let ok = format!("{head}.entry k()\n{{\n{}ret;{}\n}}\n", "{".repeat(255), "}".repeat(255));
+        parse(&ok, "x.ptx").unwrap();
     }
 
     #[test]

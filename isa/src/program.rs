@@ -52,7 +52,7 @@ pub struct Symbol {
     pub offset: u64,
     /// Owning function of a `Frame` symbol.
     pub func: u32,
-    /// Initial bytes (globals and constants), `size` long when present.
+    /// The initializer's bytes (globals and constants); the rest of the variable is zero.
     pub init: Vec<u8>,
     /// Address initializers: (byte offset, symbol, addend, generic).
     pub relocs: Vec<(u64, u32, i64, bool)>,

@@ -24,6 +24,7 @@ use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
 use crate::gpc::Gpc;
 use crate::sm::{IssueTable, Sm, SmStats, PENDING, STALL_NAMES};
+use crate::watchdog::{Limits, Watch};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -34,8 +35,8 @@ pub struct RunOptions {
     pub regs_per_thread: u32,
     /// The compiler's spill code, issued as local-memory traffic (`IssueTable::new`).
     pub spills: warpsim_workloads::Spills,
-    /// Stop (with a watchdog fault) after this many simulated cycles.
-    pub max_cycles: u64,
+    /// When the watchdog stops the run (cycle and wall-clock budgets, forward progress).
+    pub limits: Limits,
 }
 
 /// When a CTA ran, and where.
@@ -142,6 +143,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     dispatch(&mut gpcs, &mut next_cluster, &mut rr, &mut start_of);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().map_err(|e| bad(e.to_string()))?;
     let w = window(&cfg);
+    let mut watch = Watch::new(&opts.limits);
     let mut now = 0u64;
     let mut end = 0u64;
     let mut drain = 0u64;
@@ -218,8 +220,8 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         if next != PENDING && next > now {
             now = next;
         }
-        if now > opts.max_cycles {
-            return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: all().map(|s| s.stats.warp_insts).sum() }));
+        if let Some(f) = crate::watchdog::timing_step(&mut watch, now, &gpcs, mem, &k, spans.len() as u64, next_cluster) {
+            return Err(f);
         }
     }
     let sms: Vec<Sm> = {

@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+/// Waiting warps a deadlock report lists one by one (the rest are counted): a grid's worth ran
+/// to thousands of lines.
+pub const REPORTED_WAITERS: usize = 16;
+
 /// What a waiting warp waits for (deadlock reports).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Waiter {
@@ -31,8 +35,9 @@ pub enum FaultKind {
     StackOverflow { bytes: u64 },
     /// The launch itself is invalid (block too large, shared memory over the limit …).
     BadLaunch(String),
-    /// The simulation exceeded its instruction budget (a runaway loop).
-    Watchdog { instructions: u64 },
+    /// The watchdog stopped the kernel: no forward progress, or its budget spent
+    /// ([`crate::watchdog`]).
+    Watchdog(Box<crate::watchdog::Runaway>),
 }
 
 /// A fault in a running kernel.
@@ -76,15 +81,14 @@ impl fmt::Display for Fault {
                 write!(f, "{who}: local-memory stack overflow ({bytes} bytes per thread) ({})", self.location)
             }
             FaultKind::BadLaunch(msg) => write!(f, "kernel `{}`: invalid launch: {msg}", self.kernel),
-            FaultKind::Watchdog { instructions } => write!(
-                f,
-                "kernel `{}`: stopped after {instructions} warp instructions without finishing (runaway loop?)",
-                self.kernel
-            ),
+            FaultKind::Watchdog(r) => write!(f, "kernel `{}`: watchdog: {r}", self.kernel),
             FaultKind::Deadlock(waiters) => {
                 writeln!(f, "kernel `{}`: deadlock: no warp can make progress; {} waiting:", self.kernel, waiters.len())?;
-                for w in waiters {
+                for w in waiters.iter().take(REPORTED_WAITERS) {
                     writeln!(f, "  CTA ({},{},{}) warp {} at {}: {}", w.cta[0], w.cta[1], w.cta[2], w.warp, w.pc_line, w.what)?;
+                }
+                if waiters.len() > REPORTED_WAITERS {
+                    writeln!(f, "  … and {} more waiting warps", waiters.len() - REPORTED_WAITERS)?;
                 }
                 Ok(())
             }

@@ -17,6 +17,7 @@ use crate::fault::{Fault, FaultKind, Waiter};
 use crate::kernel::Kernel;
 use crate::memory::DeviceMemory;
 use crate::warp::{Warp, WarpState};
+use crate::watchdog::{Limits, Watch};
 
 /// What a functional run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,7 +62,8 @@ fn release(warps: &mut [Warp], k: &Kernel, r: Release) {
 }
 
 /// Runs every CTA of the kernel to completion.
-pub fn run(k: &Kernel, mem: &mut DeviceMemory, max_warp_insts: u64) -> Result<FunctionalStats, Fault> {
+pub fn run(k: &Kernel, mem: &mut DeviceMemory, limits: &Limits) -> Result<FunctionalStats, Fault> {
+    let mut watch = Watch::new(limits);
     let d = k.dims;
     let mut stats = FunctionalStats { executed: vec![0; k.prog.insts.len()], ..FunctionalStats::default() };
     let [cx, cy, cz] = d.cluster;
@@ -97,7 +99,7 @@ pub fn run(k: &Kernel, mem: &mut DeviceMemory, max_warp_insts: u64) -> Result<Fu
                 }
                 stats.ctas += ctas.len() as u64;
                 stats.warps += warps.iter().map(|w| w.len() as u64).sum::<u64>();
-                run_cluster(k, mem, &mut ctas, &mut warps, &mut trace, &mut stats, max_warp_insts)?;
+                run_cluster(k, mem, &mut ctas, &mut warps, &mut trace, &mut stats, &mut watch)?;
             }
         }
     }
@@ -111,12 +113,16 @@ fn run_cluster(
     warps: &mut [Vec<Warp>],
     trace: &mut MemTrace,
     stats: &mut FunctionalStats,
-    max_warp_insts: u64,
+    watch: &mut Watch,
 ) -> Result<(), Fault> {
     let mut cbar = ClusterBar::default();
     let mut live_warps: u32 = warps.iter().map(|w| w.len() as u32).sum();
     let mut asyncs = Vec::new();
     loop {
+        // Before every round, the first of each cluster too: the budget spans the grid.
+        if let Some(f) = crate::watchdog::functional_step(watch, stats.warp_instructions, k, mem, ctas, warps, (cbar.phase, cbar.arrived)) {
+            return Err(f);
+        }
         let mut progress = false;
         let mut all_done = true;
         // Wake warps whose mbarrier left the phase they sleep in.
@@ -149,9 +155,6 @@ fn run_cluster(
                     }
                     stats.warp_instructions += 1;
                     progress = true;
-                    if stats.warp_instructions > max_warp_insts {
-                        return Err(Fault::global(&k.prog.name, FaultKind::Watchdog { instructions: max_warp_insts }));
-                    }
                     match s {
                         Step::Continue | Step::AsyncWait { .. } => {}
                         Step::MbarWait { cta, off, phase } => {

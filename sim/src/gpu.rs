@@ -40,9 +40,9 @@ impl Gpu {
         Kernel::new(prog, dims, params, syms, self.nsm)
     }
 
-    /// Runs a launch functionally (no timing).
+    /// Runs a launch functionally (no timing), under the watchdog's default limits.
     pub fn run_functional(&mut self, prog: Arc<Program>, dims: LaunchDims, params: Vec<u8>) -> Result<FunctionalStats, Fault> {
         let k = self.kernel(prog, dims, params)?;
-        functional::run(&k, &mut self.mem, 1 << 36)
+        functional::run(&k, &mut self.mem, &crate::watchdog::Limits::default())
     }
 }

@@ -38,6 +38,9 @@ impl LaunchDims {
     }
 }
 
+/// Per-thread local memory (CUDA's limit on every generation since Fermi: 512 KiB).
+pub const LOCAL_LIMIT: u64 = 512 * 1024;
+
 /// A loaded kernel.
 pub struct Kernel {
     pub prog: Arc<Program>,
@@ -97,6 +100,12 @@ impl Kernel {
         if dims.threads_per_cta() > 1024 {
             return bad(format!("{} threads per block exceed 1024", dims.threads_per_cta()));
         }
+        if dims.block[2] > 64 {
+            return bad(format!("block {:?}: its z extent exceeds 64", dims.block));
+        }
+        if dims.grid[0] > i32::MAX as u32 || dims.grid[1] > 65535 || dims.grid[2] > 65535 {
+            return bad(format!("grid {:?} exceeds the largest a GPU launches ([2147483647, 65535, 65535])", dims.grid));
+        }
         for k in 0..3 {
             if !dims.grid[k].is_multiple_of(dims.cluster[k]) {
                 return bad(format!("grid {:?} is not a multiple of the cluster shape {:?}", dims.grid, dims.cluster));
@@ -119,7 +128,11 @@ impl Kernel {
         let Ok(smem_bytes) = u32::try_from(smem) else {
             return bad(format!("{smem} bytes of shared memory per block"));
         };
+        let frame = prog.funcs.first().map_or(0, |f| f.frame_size);
+        if frame > LOCAL_LIMIT {
+            return bad(format!("{frame} bytes of local memory per thread exceed the {LOCAL_LIMIT} a thread may use"));
+        }
         let reg_mask = prog.regs.iter().map(|r| if r.ty == warpsim_isa::types::Ty::Pred { 0 } else { r.ty.mask() }).collect();
-        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: 512 * 1024, reg_mask })
+        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: LOCAL_LIMIT, reg_mask })
     }
 }

@@ -14,6 +14,7 @@ use crate::fault::Fault;
 use crate::functional::{self, FunctionalStats};
 use crate::gpu::Gpu;
 use crate::kernel::{Kernel, LaunchDims};
+use crate::watchdog::Limits;
 
 /// Why a workload could not run.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +73,13 @@ pub fn registers_of(w: &Workload) -> Result<u32, RunError> {
         Some(r) => Ok(r.max(crate::occupancy::MIN_REGS_PER_THREAD)),
         None => Ok(allocated_registers(&w.launch, &entry_program(w)?)),
     }
+}
+
+/// Loads a manifest from disk with the PTX front end as its [`warpsim_workloads::PtxCheck`]:
+/// when the manifest's entry or `[[arg]]`s disagree with a PTX that does not parse or lower, the
+/// PTX's own error (its file:line:column) is reported, not the disagreement it causes.
+pub fn load_manifest(path: &std::path::Path) -> Result<Workload, warpsim_workloads::LoadError> {
+    Workload::load_checked(path, &|text, file| warpsim_isa::load(text, file).map(|_| ()).map_err(|e| e.to_string()))
 }
 
 /// The workload's kernel, lowered.
@@ -211,23 +219,44 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
     (buffers, check)
 }
 
-/// Runs the workload functionally (no timing).
+/// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, nsm)?;
     let k = p.kernel()?;
-    let stats = functional::run(&k, &mut p.gpu.mem, 1 << 38)?;
+    functional_outcome(w, p, k, &Limits::default(), t)
+}
+
+/// Runs the workload functionally on a GPU of `cfg`'s shape (its SM count, and its launch
+/// limits: threads, registers and shared memory per block, as a timed run checks them) under
+/// `limits` (the clock is warp instructions).
+pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare(w, cfg.sm.count)?;
+    let k = p.kernel()?;
+    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
+        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
+    functional_outcome(w, p, k, limits, t)
+}
+
+fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits, t: Instant) -> Result<Outcome, RunError> {
+    let stats = functional::run(&k, &mut p.gpu.mem, limits)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
 }
 
-/// Runs the workload in time on `cfg`.
+/// Runs the workload in time on `cfg`, under the watchdog's default limits.
 pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
+    run_timed_within(w, cfg, threads, &Limits::default())
+}
+
+/// Runs the workload in time on `cfg` under `limits`.
+pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
     let mut p = prepare(w, cfg.sm.count)?;
     crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
-    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, max_cycles: 1 << 40 };
+    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, limits: *limits };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
     let (buffers, check) = finish(w, &p);
     Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })

@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod memory;
 pub mod presets;
 pub mod warp;
+pub mod watchdog;
 
 pub use fault::{Fault, FaultKind};
 pub use kernel::{Kernel, LaunchDims};

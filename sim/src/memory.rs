@@ -93,11 +93,13 @@ pub struct DeviceMemory {
     pages: PageMap,
     allocs: Vec<Allocation>,
     next: u64,
+    /// Writes that changed memory (the watchdog's sign of progress).
+    changes: u64,
 }
 
 impl DeviceMemory {
     pub fn new() -> Self {
-        DeviceMemory { pages: PageMap::default(), allocs: Vec::new(), next: GLOBAL_BASE }
+        DeviceMemory { pages: PageMap::default(), allocs: Vec::new(), next: GLOBAL_BASE, changes: 0 }
     }
 
     /// Allocates `size` bytes (at least one byte is reserved), 256-byte aligned like cudaMalloc.
@@ -165,7 +167,10 @@ impl DeviceMemory {
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(data.len() - done);
             let p = self.pages.entry(page).or_insert_with(|| Box::new([0u8; PAGE as usize]));
-            p[off..off + n].copy_from_slice(&data[done..done + n]);
+            if p[off..off + n] != data[done..done + n] {
+                p[off..off + n].copy_from_slice(&data[done..done + n]);
+                self.changes += 1;
+            }
             done += n;
         }
     }
@@ -179,6 +184,11 @@ impl DeviceMemory {
 
     pub fn write_uint(&mut self, addr: u64, n: usize, v: u64) {
         self.write(addr, &v.to_le_bytes()[..n]);
+    }
+
+    /// How many writes changed memory so far (a write of the bytes already there does not).
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// Bytes of host memory held by pages.

@@ -582,6 +582,20 @@ impl Check {
             self.fail(key, v, "must be a positive finite number");
         }
     }
+    /// An upper bound: what the model allocates or waits for grows with the value, and past
+    /// `max` (well beyond any GPU built) it only exhausts the host.
+    fn at_most(&mut self, key: &str, v: u32, max: u32) {
+        if v > max {
+            self.fail(key, v, format!("must be at most {max}"));
+        }
+    }
+    /// A rate or frequency in `[lo, hi]`: far outside it the model's cycle arithmetic overflows.
+    fn within_f(&mut self, key: &str, v: f64, lo: f64, hi: f64) {
+        if v.is_finite() && v > 0.0 && !(lo..=hi).contains(&v) {
+            let shown = if (1e-4..1e15).contains(&v) { v.to_string() } else { format!("{v:e}") };
+            self.fail(key, shown, format!("must be between {lo} and {hi}"));
+        }
+    }
     /// A sectored cache (`l1`, `l2`): power-of-two line and sector, the sector dividing the line,
     /// at least one way.
     fn cache_geometry(&mut self, cache: &str, line: u32, sector: u32, assoc: u32) {
@@ -824,9 +838,64 @@ impl ArchConfig {
         }
         c.positive("misc.const_latency", self.misc.const_latency);
 
+        self.bounds(&mut c);
         match c.errors.into_iter().next() {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// Upper bounds of every count, size and latency, and ranges of the rates: at least 7× the
+    /// largest value of any preset (132 SMs, 256 KiB of L1, 72 MiB of L2, 96 channels, 571-cycle
+    /// latencies), so that an override cannot make the model allocate without bound, and so
+    /// that `dram.bandwidth_gbs = 1e-300` is an error rather than an overflow that reports fewer
+    /// cycles.
+    fn bounds(&self, c: &mut Check) {
+        let (sm, l1, l2, d) = (&self.sm, &self.l1, &self.l2, &self.dram);
+        for (key, v, max) in [
+            ("sm.count", sm.count, 1024),
+            ("sm.sub_partitions", sm.sub_partitions, 64),
+            ("sm.issue_width", sm.issue_width, 64),
+            ("sm.max_warps", sm.max_warps, 1024),
+            ("sm.max_ctas", sm.max_ctas, 1024),
+            ("sm.registers", sm.registers, 1 << 22),
+            ("sm.smem_kib", sm.smem_kib, 4096),
+            ("sm.smem_alloc_unit", sm.smem_alloc_unit, 1 << 20),
+            ("sm.unified_l1_kib", sm.unified_l1_kib, 4096),
+            ("smem.banks", self.smem.banks, 1024),
+            ("smem.bank_bytes", self.smem.bank_bytes, 1024),
+            ("l1.fixed_kib", l1.fixed_kib, 4096),
+            ("l1.line", l1.line, 4096),
+            ("l1.assoc", l1.assoc, 1024),
+            ("l1.mshrs", l1.mshrs, 65536),
+            ("l1.sectors_per_cycle", l1.sectors_per_cycle, 4096),
+            ("l2.size_kib", l2.size_kib, 1 << 20),
+            ("l2.slices", l2.slices, 4096),
+            ("l2.line", l2.line, 4096),
+            ("l2.assoc", l2.assoc, 1024),
+            ("l2.mshrs_per_slice", l2.mshrs_per_slice, 65536),
+            ("dram.channels", d.channels, 1024),
+            ("dram.banks", d.banks, 1024),
+            ("dram.row_bytes", d.row_bytes, 1 << 20),
+            ("tensor.fp16_fma_per_cycle", self.tensor.fp16_fma_per_cycle, 1 << 20),
+            ("tensor.wgmma_n_divisor", self.tensor.wgmma_n_divisor, 256),
+        ] {
+            c.at_most(key, v, max);
+        }
+        for (key, v) in flatten(&self.to_value()) {
+            let cycles = ["latency", "penalty", "overhead"].iter().any(|w| key.ends_with(w));
+            if let (true, Some(n)) = (cycles, v.as_integer()) {
+                c.at_most(&key, u32::try_from(n).unwrap_or(u32::MAX), 1_000_000);
+            }
+        }
+        c.within_f("clock.sm_mhz", self.clock.sm_mhz, 1.0, 100_000.0);
+        c.within_f("dram.bandwidth_gbs", d.bandwidth_gbs, 1.0, 1e6);
+        for (key, v) in [
+            ("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice),
+            ("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice),
+            ("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice),
+        ] {
+            c.within_f(key, v, 1e-3, 1e4);
         }
     }
 }
@@ -1078,6 +1147,20 @@ mod tests {
             ("sm.smem_carveouts_kib", "[0, 100]"),
             ("dram.latency", "100"),
             ("generation", "blackwell"),
+            // Bounds: what the model would allocate, or overflow on.
+            ("sm.count", "100000"),
+            ("l2.size_kib", "4294967295"),
+            ("dram.banks", "4294967295"),
+            ("dram.channels", "1025"),
+            ("sm.max_warps", "5000"),
+            ("dram.latency", "1000001"),
+            ("pipes.fp32.latency", "4000000000"),
+            ("misc.launch_overhead", "2000000"),
+            ("dram.row_miss_penalty", "4294967295"),
+            ("dram.bandwidth_gbs", "1e-300"),
+            ("dram.bandwidth_gbs", "1e300"),
+            ("clock.sm_mhz", "0.000001"),
+            ("l2.sectors_per_cycle_per_slice", "1e-9"),
         ] {
             let e = set("hopper-h200", &[(k, v)]).unwrap_err();
             assert!(matches!(e, ConfigError::Invalid { .. }), "{k}={v}: {e}");

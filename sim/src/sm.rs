@@ -24,7 +24,7 @@ use crate::cluster::Arena;
 use crate::cta::{Arrival, Release};
 use crate::exec::{self, AsyncEvent, AsyncGroup, Env, MemTrace, Step, TraceSpace};
 use crate::exec_async::{apply_event, phase_of};
-use crate::fault::{Fault, FaultKind};
+use crate::fault::Fault;
 use crate::kernel::Kernel;
 use crate::l2::{MemReq, ReqKind};
 use crate::memory::{DeviceMemory, LOCAL_WINDOW};
@@ -1432,8 +1432,17 @@ impl Sm {
         self.tokens.iter().any(|t| t.is_some())
     }
 
-    /// Fault for an instruction budget overrun.
-    pub fn watchdog(&self, n: u64) -> Fault {
-        Fault::global(&self.k.prog.name, FaultKind::Watchdog { instructions: n })
+    /// Live warps of the resident CTAs, with their CTA's shared state (for [`crate::watchdog`]).
+    pub fn running<'a>(&'a self, arena: &'a Arena) -> impl Iterator<Item = (&'a crate::cta::CtaShared, &'a Warp)> + 'a {
+        self.warps.iter().flatten().filter(|tw| tw.w.state != WarpState::Done).filter_map(move |tw| {
+            let slot = self.ctas[tw.cta].as_ref()?;
+            let c = arena.clusters.get(slot.cluster)?.as_ref()?;
+            Some((&c.ctas[slot.rank], &tw.w))
+        })
+    }
+
+    /// Whether copies or mbarrier events are in flight (their completion changes state).
+    pub fn copies_in_flight(&self) -> bool {
+        !self.events.is_empty() || self.tokens.iter().flatten().any(|t| !t.actions.is_empty() || t.group.is_some())
     }
 }

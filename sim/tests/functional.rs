@@ -151,9 +151,32 @@ $wait:
 
     let cfg = Arc::new(warpsim_sim::presets::preset("hopper-h200").unwrap());
     let k = Arc::new(g.kernel(prog, dims(1, 1), Vec::new()).unwrap());
-    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 30 };
+    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
     let e = warpsim_sim::engine::run(cfg, k, &mut g.mem, &opts).map(|_| ()).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e.kind, FaultKind::Deadlock(_)), "{msg}");
     assert!(msg.contains("tx-count 4096 bytes") && msg.contains("starve.ptx:15"), "{msg}");
+}
+
+/// Launches past the hardware's limits are refused before anything is allocated: grid y of
+/// 65536, 4 GiB of local memory per thread, and (functional runs too check the preset's
+/// limits) more dynamic shared memory than the preset gives a block.
+#[test]
+fn launches_past_the_limits_are_refused_before_allocation() {
+    let mut g = Gpu::new(132);
+    let big = LaunchDims { grid: [1, 65536, 1], ..dims(1, 32) };
+    let e = g.kernel(program("vadd"), big, vec![0; 64]).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("grid [1, 65536, 1] exceeds the largest a GPU launches"), "{e}");
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n.local .b8 big[4294967295];\nret;\n}\n";
+    let prog = Arc::new(warpsim_isa::load(src, "k.ptx").unwrap().remove(0));
+    let e = g.kernel(prog, dims(1, 32), Vec::new()).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("4294967295 bytes of local memory per thread exceed the 524288"), "{e}");
+
+    let mut w = warpsim_workloads::Workload::bundled("vector_add").unwrap();
+    w.launch.dynamic_smem = 100_000;
+    let volta = warpsim_sim::presets::preset("volta-gv100").unwrap();
+    let e = warpsim_sim::launch::run_functional_within(&w, &volta, &Default::default()).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("invalid launch: 100000 bytes of shared memory per block exceed the 96 KiB a block may use on volta-gv100"), "{e}");
+    let h200 = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    assert!(warpsim_sim::launch::run_functional_within(&w, &h200, &Default::default()).unwrap().check.passed());
 }

@@ -127,7 +127,7 @@ fn reduce(threads: usize) -> (i32, u64, std::collections::BTreeMap<String, f64>)
     let pout = g.upload("out", 4, &[]);
     let dims = LaunchDims { grid: [79, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let k = g.kernel(program("reduce_shfl"), dims, params(&[(pin, 8), (pout, 8), (n as u64, 4)])).unwrap();
-    let opts = RunOptions { threads, regs_per_thread: 32, spills: Default::default(), max_cycles: 1 << 32 };
+    let opts = RunOptions { threads, regs_per_thread: 32, spills: Default::default(), limits: Default::default() };
     let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &opts).unwrap();
     let sum = i32::from_le_bytes(g.download(pout, 4).try_into().unwrap());
     assert_eq!(sum, input.iter().sum::<i32>());
@@ -154,7 +154,7 @@ fn vector_add_counts_sectors_by_coalescing_arithmetic() {
     let pc = g.upload("c", 4 * n as u64, &[]);
     let dims = LaunchDims { grid: [32, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
-    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 32 }).unwrap();
+    let r = run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), limits: Default::default() }).unwrap();
     let out = g.download(pc, 4 * n as u64);
     for i in 0..n {
         assert_eq!(f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap()), 2.0 * i as f32);
@@ -188,12 +188,12 @@ fn speed_probe() {
     c.sm.count = 132;
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
     let t = std::time::Instant::now();
-    let r = run(Arc::new(c), Arc::new(k), &mut g.mem, &RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 40 }).unwrap();
+    let r = run(Arc::new(c), Arc::new(k), &mut g.mem, &RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() }).unwrap();
     let s = t.elapsed().as_secs_f64();
     println!("timed: {} warp insts in {:.2}s = {:.2} M/s, cycles {}", r.warp_instructions, s, r.warp_instructions as f64 / s / 1e6, r.cycles);
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
     let t = std::time::Instant::now();
-    let st = warpsim_sim::functional::run(&k, &mut g.mem, 1 << 40).unwrap();
+    let st = warpsim_sim::functional::run(&k, &mut g.mem, &Default::default()).unwrap();
     let s = t.elapsed().as_secs_f64();
     println!("functional: {} warp insts in {:.2}s = {:.2} M/s", st.warp_instructions, s, st.warp_instructions as f64 / s / 1e6);
 }

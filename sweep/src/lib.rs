@@ -12,6 +12,7 @@
 //! draws the progress bar and prints.
 
 pub mod execute;
+pub mod lock;
 pub mod plan;
 pub mod report;
 pub mod results;
@@ -19,6 +20,7 @@ pub mod slurm;
 pub mod spec;
 
 pub use execute::{execute, Cache, Summary};
+pub use lock::DirLock;
 pub use plan::{Header, Plan};
 pub use report::{report, ReportFailure, ReportOptions};
 pub use results::{Results, ResultsError, Row, Status};

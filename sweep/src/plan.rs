@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 use warpsim_sim::config::ArchConfig;
 use warpsim_sim::presets;
+use warpsim_sim::watchdog::Limits;
 use warpsim_toolchain::{Resolution, Toolchain};
 use warpsim_workloads::{RegsSource, Workload};
 
@@ -70,6 +71,8 @@ pub struct Plan {
     pub header: Header,
     pub points: Vec<Point>,
     pub workloads: Vec<Loaded>,
+    /// The watchdog's limits for every run (they stop runs, they never change a result).
+    pub limits: Limits,
 }
 
 /// One run: a design point and a workload.
@@ -174,7 +177,14 @@ impl Plan {
             runs: points.len() * workloads.len(),
             shard: None,
         };
-        Ok(Plan { header, points, workloads })
+        let mut limits = Limits::default();
+        if let Some(n) = spec.max_cycles {
+            limits.max_cycles = n;
+        }
+        if let Some(t) = spec.timeout {
+            limits.timeout = Some(t);
+        }
+        Ok(Plan { header, points, workloads, limits })
     }
 
     /// The runs of a shard (all runs without one), in index order.
@@ -242,7 +252,7 @@ fn resolve_workloads(selectors: &[String]) -> Result<Vec<Loaded>, String> {
     names
         .iter()
         .map(|n| {
-            let w = if n.ends_with(".toml") { Workload::load(n) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
+            let w = if n.ends_with(".toml") { warpsim_sim::launch::load_manifest(n.as_ref()) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
             let digest = sha(&[w.manifest.name.as_bytes(), format!("{:?}", w.manifest).as_bytes(), w.ptx.as_bytes()]);
             Ok(Loaded { workload: w, resolved: Vec::new(), digest })
         })

@@ -26,6 +26,8 @@ pub enum ResultsError {
     Merge { message: String },
     #[error("cannot start {jobs} worker threads: {message}")]
     Threads { jobs: usize, message: String },
+    #[error("{} is in use by another warpsim sweep ({holder}): two sweeps into one directory would overwrite each other's results; wait for it, write to another directory (-o), or delete {} if that sweep is gone", dir.display(), lock.display())]
+    Locked { dir: PathBuf, holder: String, lock: PathBuf },
 }
 
 /// How a run ended.

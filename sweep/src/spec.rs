@@ -23,6 +23,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use warpsim_sim::watchdog::parse_seconds;
 use toml::de::{DeTable, DeValue};
 
 /// A problem with a sweep specification, located at `file:line:column` or a command-line argument.
@@ -58,6 +59,10 @@ pub struct Spec {
     pub fixed: Vec<(String, String)>,
     /// The report's reference point: `arch` and swept keys with one of their values.
     pub baseline: Vec<(String, String)>,
+    /// The watchdog's budgets for every run (`max_cycles`, `timeout` in seconds): unset keeps
+    /// [`warpsim_sim::watchdog::Limits`]'s defaults.
+    pub max_cycles: Option<u64>,
+    pub timeout: Option<std::time::Duration>,
     /// Where each setting was written, for errors: `arch`, `workloads`, `<key>` (an axis or a fixed
     /// key), `<key>#<i>` (an axis value), `baseline.<key>`.
     origins: BTreeMap<String, String>,
@@ -94,6 +99,14 @@ impl Spec {
                     spec.workloads = strings(v.get_ref()).map_err(|m| spec_error(&here, format!("`workloads`: {m}")))?;
                     spec.origins.insert("workloads".into(), here);
                 }
+                "max_cycles" => {
+                    let n = scalar(v.get_ref()).ok().and_then(|t| t.parse::<u64>().ok()).filter(|&n| n > 0);
+                    spec.max_cycles = Some(n.ok_or_else(|| spec_error(&here, "`max_cycles`: expected a positive whole number of cycles"))?);
+                }
+                "timeout" => {
+                    let t = scalar(v.get_ref()).and_then(|t| parse_seconds(&t)).map_err(|m| spec_error(&here, format!("`timeout`: {m}")))?;
+                    spec.timeout = Some(t);
+                }
                 section @ ("sweep" | "set" | "baseline") => {
                     let DeValue::Table(t) = v.get_ref() else {
                         return Err(spec_error(here, format!("`{section}` must be a table ([{section}])")));
@@ -109,7 +122,7 @@ impl Spec {
                 other => {
                     return Err(spec_error(
                         at(k.span()),
-                        format!("unknown setting `{other}`: a sweep file has title, arch, workloads, [sweep], [set] and [baseline]"),
+                        format!("unknown setting `{other}`: a sweep file has title, arch, workloads, max_cycles, timeout, [sweep], [set] and [baseline]"),
                     ))
                 }
             }
@@ -454,6 +467,8 @@ mod tests {
         assert_eq!(s.baseline, [("l2.size_kib".to_string(), "65536".to_string())]);
         s.check().unwrap();
         assert_eq!(s.origin("sm.scheduler#1", ""), "study.toml:7:26");
+        let s = parse("max_cycles = 1_000_000\ntimeout = 90.5\n").unwrap();
+        assert_eq!((s.max_cycles, s.timeout), (Some(1_000_000), Some(std::time::Duration::from_secs_f64(90.5))));
     }
 
     #[test]
@@ -477,6 +492,10 @@ mod tests {
             ("[sweep]\nl2.size_kib = [1, 2]\n[baseline]\nl2.size_kib = 3\n", "study.toml:4:15", "not among its values (1, 2)"),
             ("[baseline]\nsm.count = 3\n", "study.toml:2:12", "baseline `sm.count` is not swept"),
             ("[sweep\n", "study.toml:1:7", ""),
+            ("max_cycles = 0\n", "study.toml:1:14", "`max_cycles`: expected a positive whole number"),
+            ("max_cycles = 1.5\n", "study.toml:1:14", "`max_cycles`: expected a positive whole number"),
+            ("timeout = \"soon\"\n", "study.toml:1:11", "`timeout`: `soon`: expected a positive number of seconds"),
+            ("timeout = -1\n", "study.toml:1:11", "`timeout`: `-1`"),
         ];
         for (text, at, want) in cases {
             let e = parse(text).and_then(|s| s.check().map(|_| s)).unwrap_err();

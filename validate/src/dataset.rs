@@ -205,8 +205,31 @@ impl Dataset {
         files.pop().ok_or_else(|| Error::Parse { file: dir.display().to_string(), message: "no dataset (*.json) here".into() })
     }
 
+    /// Reads a dataset and checks what serde cannot: the schema is this warpsim's, no workload
+    /// is recorded twice, and no record claims zero cycles (a launch takes at least one; zero
+    /// made correlate print a MAPE and then fail in its plot). Errors name `file:line:column`.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        read_json(path)
+        let text = read_text(path)?;
+        let ds: Dataset = serde_json::from_str(&text).map_err(|source| Error::Json { path: path.into(), source })?;
+        let at = |key: &str, value: &str, nth: usize, message: String| {
+            let (line, col) = find_member(&text, key, value, nth).map_or((1, 1), |o| line_col(&text, o));
+            Error::Parse { file: format!("{}:{line}:{col}", path.display()), message }
+        };
+        if ds.schema != SCHEMA_VERSION {
+            return Err(at("schema", &ds.schema.to_string(), 0, format!("schema {} is not {SCHEMA_VERSION}, the schema this warpsim reads", ds.schema)));
+        }
+        for (i, w) in ds.workloads.iter().enumerate() {
+            let quoted = serde_json::to_string(&w.name).unwrap_or_default();
+            if let Some(first) = ds.workloads[..i].iter().position(|x| x.name == w.name) {
+                let nth = ds.workloads[..i].iter().filter(|x| x.name == w.name).count();
+                return Err(at("name", &quoted, nth + usize::from(ds.device.name == w.name), format!("workload `{}` is recorded twice (records {} and {})", w.name, first + 1, i + 1)));
+            }
+            if w.cycles == Some(0) {
+                let nth = ds.workloads[..i].iter().filter(|x| x.cycles == Some(0)).count();
+                return Err(at("cycles", "0", nth, format!("workload `{}` records 0 cycles: a launch takes at least one", w.name)));
+            }
+        }
+        Ok(ds)
     }
 
     /// Writes pretty JSON (creating the parent directory).
@@ -254,8 +277,48 @@ impl Dataset {
 
 /// A JSON file as `T`, errors naming the file.
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let text = read_text(path)?;
     serde_json::from_str(&text).map_err(|source| Error::Json { path: path.into(), source })
+}
+
+/// A file's text; bytes that are not UTF-8 are an error at their byte offset and line.
+fn read_text(path: &Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let off = e.utf8_error().valid_up_to();
+        let (line, col) = line_col(&String::from_utf8_lossy(&e.as_bytes()[..off]), off);
+        Error::Parse {
+            file: format!("{}:{line}:{col}", path.display()),
+            message: format!("not UTF-8 text: byte {:#04x} at byte offset {off}", e.as_bytes()[off]),
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Byte offset of the `nth` (0-based) `"key": value` member of a JSON text (value as JSON).
+fn find_member(text: &str, key: &str, value: &str, nth: usize) -> Option<usize> {
+    let needle = format!("\"{key}\"");
+    let mut seen = 0;
+    for (i, _) in text.match_indices(&needle) {
+        let rest = text[i + needle.len()..].trim_start();
+        let Some(rest) = rest.strip_prefix(':') else { continue };
+        let rest = rest.trim_start();
+        let follows = rest.strip_prefix(value).and_then(|r| r.chars().next());
+        if rest.starts_with(value) && !follows.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.') {
+            if seen == nth {
+                return Some(i);
+            }
+            seen += 1;
+        }
+    }
+    None
 }
 
 /// `v` as pretty JSON with a final newline, creating the parent directory.
@@ -297,6 +360,7 @@ fn civil_date(days: u64) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// A small dataset with every kind of field filled (shared with the merge tests).
     pub(crate) fn sample() -> Dataset {
@@ -379,6 +443,43 @@ pub(crate) mod tests {
         assert!(e.contains("warpsim-bad-") && e.contains("missing field"), "{e}");
         std::fs::remove_file(&path).unwrap();
         assert!(Dataset::load(&path).is_err());
+    }
+
+    /// A dataset of another schema, a workload recorded twice, a record of zero cycles, and
+    /// bytes that are not UTF-8 are errors at their file:line:column.
+    #[test]
+    fn datasets_that_cannot_be_right_are_located_errors() {
+        let mut d = Dataset::load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/h200/blind/2026-11-30.json")).unwrap();
+        d.workloads.truncate(2);
+        let dir = std::env::temp_dir().join(format!("warpsim-dscheck-{}", std::process::id()));
+        let path = dir.join("d.json");
+        let load = |d: &Dataset| {
+            d.save(&path).unwrap();
+            Dataset::load(&path).map(|_| ()).unwrap_err().to_string()
+        };
+        let mut bad = d.clone();
+        bad.schema = 2;
+        assert_eq!(load(&bad), format!("{}:2:3: schema 2 is not 1, the schema this warpsim reads", path.display()));
+        let mut bad = d.clone();
+        bad.workloads.push(d.workloads[0].clone());
+        let e = load(&bad);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let third = text.match_indices(&format!("\"name\": \"{}\"", d.workloads[0].name)).nth(1).unwrap().0;
+        let (line, col) = line_col(&text, third);
+        assert_eq!(e, format!("{}:{line}:{col}: workload `{}` is recorded twice (records 1 and 3)", path.display(), d.workloads[0].name));
+        let mut bad = d.clone();
+        bad.workloads[1].cycles = Some(0);
+        let e = load(&bad);
+        assert!(e.contains(&format!("workload `{}` records 0 cycles: a launch takes at least one", d.workloads[1].name)), "{e}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (line, _) = line_col(&text, text.find("\"cycles\": 0").unwrap());
+        assert!(e.starts_with(&format!("{}:{line}:", path.display())), "{e}");
+        std::fs::write(&path, b"{\n  \"schema\": 1,\n  \"date\": \"\xff\"").unwrap();
+        let e = Dataset::load(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}:3:12: not UTF-8 text: byte 0xff at byte offset 28", path.display()));
+        d.save(&path).unwrap();
+        Dataset::load(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub enum LoadError {
         "no bundled workload named `{name}` (`warpsim workloads` lists the {count} bundled ones)"
     )]
     UnknownBundled { name: String, count: usize },
+    /// The PTX itself is malformed: the PTX front end's error (`kernel.ptx:353:33: …`), which
+    /// explains a manifest check against the PTX that failed.
+    #[error("{message} (the PTX of {})", manifest.display())]
+    Ptx { manifest: PathBuf, message: String },
 }
 
 impl LoadError {
@@ -138,6 +142,15 @@ impl Locator<'_> {
         }
         err
     }
+}
+
+/// What is wrong with bytes that are not UTF-8 text: the first bad byte, its offset, line and
+/// column.
+pub(crate) fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> String {
+    let off = e.valid_up_to();
+    let before = String::from_utf8_lossy(&bytes[..off]);
+    let (line, column) = line_column(&before, before.len());
+    format!("not UTF-8 text: byte {:#04x} at byte offset {off} (line {line}, column {column})", bytes[off])
 }
 
 /// 1-based line and character column of byte `offset` in `src`.

@@ -29,8 +29,8 @@ pub use dtype::{DType, Value};
 pub use error::{ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};
 pub use manifest::{
-    Arg, BufferSpec, CheckSpec, Compare, Interleave, L2Promotion, Manifest, OobFill, Swizzle,
-    TensorMap, MAX_CHASE_SLOTS,
+    Arg, BufferSpec, CheckSpec, Compare, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
+    Swizzle, TensorMap, MAX_CHASE_SLOTS,
 };
 pub use reference::{references, Expected, RefCtx, RefError, Reference};
 pub use workload::{bundled_groups, bundled_names, Launch, RegsSource, Spills, Workload};

@@ -181,7 +181,7 @@ struct RawManifest {
     grid: Spanned<Vec<Spanned<u32>>>,
     block: Spanned<Vec<Spanned<u32>>>,
     cluster: Option<Spanned<Vec<Spanned<u32>>>>,
-    dynamic_smem: Option<u32>,
+    dynamic_smem: Option<Spanned<u32>>,
     regs_per_thread: Option<Spanned<u32>>,
     maxrregcount: Option<Spanned<u32>>,
     #[serde(default, rename = "buffer")]
@@ -347,6 +347,13 @@ impl<'de> Deserialize<'de> for Num {
 // ---------------------------------------------------------------------------------------------
 // Semantic layer
 
+/// All buffers of a manifest together: the simulator holds them in host memory (generated
+/// inputs, device pages once written, the read-back copies), so 16 GiB, 32× the largest bundled
+/// buffer (`chase_dram`'s 512 MiB) and what a workstation can hold two or three times over.
+pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
+/// Dynamic shared memory of one block: the most any GPU allows (227 KiB on Hopper).
+pub const MAX_DYNAMIC_SMEM: u32 = 227 * 1024;
+
 /// What [`parse`] produces besides the manifest: the PTX text and what was read of its entry.
 pub(crate) struct Parsed {
     pub manifest: Manifest,
@@ -354,18 +361,34 @@ pub(crate) struct Parsed {
     pub entry: PtxEntry,
 }
 
+/// Checks PTX text (named as the second argument in messages) with a real PTX front end; `Err`
+/// is its located error. This crate reads PTX only lightly ([`ptx`]), so callers that have a
+/// front end pass it to [`parse`], and its error wins over the light read's.
+pub type PtxCheck<'a> = &'a dyn Fn(&str, &str) -> Result<(), String>;
+
 /// Parse and validate manifest source `src`. `read` fetches a file named relative to the
-/// manifest (the PTX, `init = { file }`).
+/// manifest (the PTX, `init = { file }`); `check` is asked about the PTX when the light read
+/// finds no entry or parameters that disagree with the `[[arg]]`s.
 pub(crate) fn parse(
     loc: &Locator<'_>,
     read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    check: PtxCheck<'_>,
 ) -> Result<Parsed, LoadError> {
     let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
     let v = Validator { loc, read };
 
-    let grid = v.dims(&raw.grid)?;
-    let block = v.dims(&raw.block)?;
-    let cluster = raw.cluster.as_ref().map(|c| v.dims(c)).transpose()?;
+    // CUDA's launch limits, the same on every GPU since compute capability 3.0 (a preset's own,
+    // such as its threads per SM, are the simulator's to check).
+    let grid = v.dims(&raw.grid, "grid", [i32::MAX as u32, 65535, 65535], u64::MAX)?;
+    let block = v.dims(&raw.block, "block", [1024, 1024, 64], 1024)?;
+    let cluster = raw.cluster.as_ref().map(|c| v.dims(c, "cluster", [16; 3], 16)).transpose()?;
+    if let Some(d) = raw.dynamic_smem.as_ref().filter(|d| *d.get_ref() > MAX_DYNAMIC_SMEM) {
+        return Err(loc.at(
+            ErrorKind::Value,
+            d,
+            format!("{} bytes of dynamic shared memory; no GPU gives a block more than {MAX_DYNAMIC_SMEM} (227 KiB)", d.get_ref()),
+        ));
+    }
     if let (Some(c), Some(raw_c)) = (cluster, &raw.cluster) {
         if (0..3).any(|i| grid[i] % c[i] != 0) {
             return Err(loc.at(
@@ -383,10 +406,18 @@ pub(crate) fn parse(
             format!("cannot read PTX `{}`: {e}", raw.ptx.get_ref()),
         )
     })?;
-    let ptx = String::from_utf8(ptx_bytes)
-        .map_err(|_| loc.at(ErrorKind::File, &raw.ptx, "PTX file is not UTF-8 text"))?;
+    let ptx = String::from_utf8(ptx_bytes).map_err(|e| {
+        let why = crate::error::not_utf8(e.as_bytes(), &e.utf8_error());
+        loc.at(ErrorKind::File, &raw.ptx, format!("PTX `{}` is {why}", raw.ptx.get_ref()))
+    })?;
+    // A disagreement with the PTX may be the PTX's own fault: then its error is the one to see.
+    let ptx_name = loc.file.parent().unwrap_or(std::path::Path::new("")).join(raw.ptx.get_ref());
+    let ptx_error = |e: LoadError| match check(&ptx, &ptx_name.display().to_string()) {
+        Err(message) => LoadError::Ptx { manifest: loc.file.clone(), message },
+        Ok(()) => e,
+    };
     let entry = ptx::find_entry(&ptx, raw.entry.get_ref()).ok_or_else(|| {
-        loc.at(
+        ptx_error(loc.at(
             ErrorKind::Ptx,
             &raw.entry,
             format!(
@@ -394,7 +425,7 @@ pub(crate) fn parse(
                 raw.entry.get_ref(),
                 raw.ptx.get_ref()
             ),
-        )
+        ))
     })?;
 
     for (key, value) in [("regs_per_thread", &raw.regs_per_thread), ("maxrregcount", &raw.maxrregcount)] {
@@ -408,6 +439,7 @@ pub(crate) fn parse(
     }
 
     let mut buffers: Vec<BufferSpec> = Vec::new();
+    let mut total = 0u64;
     for b in &raw.buffers {
         if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
             return Err(loc.at(
@@ -416,7 +448,16 @@ pub(crate) fn parse(
                 format!("buffer `{}` declared twice", b.name.get_ref()),
             ));
         }
-        buffers.push(v.buffer(b)?);
+        let spec = v.buffer(b)?;
+        total += spec.bytes();
+        if total > MAX_BUFFER_BYTES {
+            return Err(loc.at(
+                ErrorKind::Value,
+                &b.len,
+                format!("the buffers take {total} bytes with `{}`; together they may take at most {MAX_BUFFER_BYTES} (16 GiB)", spec.name),
+            ));
+        }
+        buffers.push(spec);
     }
     let find_buffer = |name: &Spanned<String>| {
         buffers
@@ -460,7 +501,7 @@ pub(crate) fn parse(
         };
         args.push(arg);
     }
-    check_args_against_ptx(loc, &raw, &args, &entry)?;
+    check_args_against_ptx(loc, &raw, &args, &entry).map_err(ptx_error)?;
 
     let check = raw
         .check
@@ -475,7 +516,7 @@ pub(crate) fn parse(
         grid,
         block,
         cluster,
-        dynamic_smem: raw.dynamic_smem.unwrap_or(0),
+        dynamic_smem: raw.dynamic_smem.map_or(0, |d| d.into_inner()),
         regs_per_thread: raw.regs_per_thread.map(|r| r.into_inner()),
         maxrregcount: raw.maxrregcount.map(|r| r.into_inner()),
         buffers,
@@ -554,7 +595,9 @@ struct Validator<'a, 'b> {
 }
 
 impl Validator<'_, '_> {
-    fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>) -> Result<[u32; 3], LoadError> {
+    /// A 1-to-3-dimensional shape, each extent at least 1 and at most `max`, their product at
+    /// most `product`.
+    fn dims(&self, d: &Spanned<Vec<Spanned<u32>>>, what: &str, max: [u32; 3], product: u64) -> Result<[u32; 3], LoadError> {
         let v = d.get_ref();
         if v.is_empty() || v.len() > 3 {
             return Err(self.loc.at(
@@ -570,7 +613,18 @@ impl Validator<'_, '_> {
                     .loc
                     .at(ErrorKind::Value, x, "dimension must be at least 1"));
             }
+            if *x.get_ref() > max[i] {
+                return Err(self.loc.at(
+                    ErrorKind::Value,
+                    x,
+                    format!("{what} {} extent {} exceeds {}, the most a launch allows", ["x", "y", "z"][i], x.get_ref(), max[i]),
+                ));
+            }
             out[i] = *x.get_ref();
+        }
+        let n: u64 = out.iter().map(|&x| x as u64).product();
+        if n > product {
+            return Err(self.loc.at(ErrorKind::Value, d, format!("{what} {out:?} has {n} {}; a launch allows {product}", if what == "block" { "threads" } else { "CTAs" })));
         }
         Ok(out)
     }
@@ -587,11 +641,13 @@ impl Validator<'_, '_> {
         }
         if len
             .checked_mul(dtype.size() as u64)
-            .is_none_or(|bytes| bytes > 1 << 40)
+            .is_none_or(|bytes| bytes > MAX_BUFFER_BYTES)
         {
-            return Err(self
-                .loc
-                .at(ErrorKind::Value, &b.len, "buffer larger than 1 TiB"));
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                &b.len,
+                format!("{len} × {dtype} is more than the {MAX_BUFFER_BYTES} bytes (16 GiB) a manifest's buffers may take together"),
+            ));
         }
         let init = match &b.init {
             None => Init::Zeros,

@@ -9,7 +9,7 @@
 use crate::check::{self, CheckReport};
 use crate::data::InitData;
 use crate::error::{LoadError, Locator};
-use crate::manifest::{self, BufferSpec, Manifest};
+use crate::manifest::{self, BufferSpec, Manifest, PtxCheck};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -101,13 +101,21 @@ pub struct Workload {
 impl Workload {
     /// Load a manifest from disk; the PTX and `file` inits are read relative to it.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, LoadError> {
+        Self::load_checked(path, &|_, _| Ok(()))
+    }
+
+    /// [`Workload::load`], with a PTX front end whose error is reported instead of the
+    /// manifest's when the manifest disagrees with a PTX that does not parse ([`PtxCheck`]).
+    pub fn load_checked(path: impl AsRef<Path>, check: PtxCheck<'_>) -> Result<Self, LoadError> {
         let path = path.as_ref();
-        let src = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-            path: path.to_path_buf(),
-            source,
+        let io = |source| LoadError::Io { path: path.to_path_buf(), source };
+        let bytes = std::fs::read(path).map_err(io)?;
+        let src = String::from_utf8(bytes).map_err(|e| {
+            let why = crate::error::not_utf8(e.as_bytes(), &e.utf8_error());
+            io(io::Error::new(io::ErrorKind::InvalidData, why))
         })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-        Self::parse(&src, path, &|rel| std::fs::read(dir.join(rel)))
+        Self::parse_checked(&src, path, &|rel| std::fs::read(dir.join(rel)), check)
     }
 
     /// A workload of the bundled suite by name (see [`bundled_names`]).
@@ -134,11 +142,20 @@ impl Workload {
         path: &Path,
         read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
     ) -> Result<Self, LoadError> {
+        Self::parse_checked(src, path, read, &|_, _| Ok(()))
+    }
+
+    fn parse_checked(
+        src: &str,
+        path: &Path,
+        read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
+        check: PtxCheck<'_>,
+    ) -> Result<Self, LoadError> {
         let loc = Locator {
             file: path.to_path_buf(),
             src,
         };
-        let parsed = manifest::parse(&loc, read)?;
+        let parsed = manifest::parse(&loc, read, check)?;
         let m = parsed.manifest;
         let launch = Launch {
             grid: m.grid,

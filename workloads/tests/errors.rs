@@ -557,3 +557,89 @@ fn tensor_map_errors_are_located() {
     let e = load_tma(&swapped).unwrap_err();
     assert_eq!(e.manifest_error().unwrap().kind, ErrorKind::Ptx, "{e}");
 }
+
+/// A manifest that disagrees with its PTX because the PTX itself is broken (its body's closing
+/// brace missing, so the light read finds no entry; a parameter cut in half, so the counts
+/// differ): with a PTX front end to ask, its located error is the one reported.
+#[test]
+fn a_broken_ptx_reports_its_own_error_through_the_check() {
+    let dir = std::env::temp_dir().join(format!("warpsim-ptxcheck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.toml"), GOOD).unwrap();
+    let manifest = dir.join("t.toml");
+    let front_end = |text: &str, file: &str| -> Result<(), String> {
+        match text.matches('{').count() == text.matches('}').count() {
+            true => Ok(()),
+            false => Err(format!("{file}:11:1: expected `}}` closing the body")),
+        }
+    };
+    std::fs::write(dir.join("k.ptx"), PTX.trim_end().trim_end_matches('}')).unwrap();
+    let e = Workload::load(&manifest).unwrap_err();
+    assert_eq!(e.manifest_error().map(|m| m.kind), Some(ErrorKind::Ptx), "{e}");
+    let e = Workload::load_checked(&manifest, &front_end).unwrap_err().to_string();
+    let ptx = dir.join("k.ptx").display().to_string();
+    assert_eq!(e, format!("{ptx}:11:1: expected `}}` closing the body (the PTX of {})", manifest.display()));
+    // The check finds nothing wrong: the manifest's own error stands.
+    let e = Workload::load_checked(&manifest, &|_, _| Ok(())).unwrap_err();
+    assert!(e.to_string().contains("no `.entry k(`"), "{e}");
+    // Parameters that disagree with the [[arg]]s are asked about too.
+    std::fs::write(dir.join("k.ptx"), PTX.replace("\t.param .u32 k_param_2\n", "\t.param .u32 k_param_2,\n\t.param .u32 {\n")).unwrap();
+    assert!(Workload::load(&manifest).unwrap_err().to_string().contains("3 [[arg]] given, but `.entry k` has 4 parameters"));
+    assert!(Workload::load_checked(&manifest, &front_end).unwrap_err().to_string().starts_with(&format!("{ptx}:11:1:")));
+    // A manifest that agrees with its PTX never asks.
+    std::fs::write(dir.join("k.ptx"), PTX).unwrap();
+    Workload::load_checked(&manifest, &|_, _| panic!("asked about a PTX the manifest agrees with")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// CUDA's launch limits, at the manifest's line and column: threads per block (1025 was a
+/// kernel fault without a location), a block's z extent, grid y and z, the cluster size, and
+/// dynamic shared memory.
+#[test]
+fn launch_limits_are_located() {
+    let e = expect("block = [32, 1, 1]", "block = [1025, 1, 1]", ErrorKind::Value, "1025", 0, "block[0]");
+    assert!(e.message.contains("block x extent 1025 exceeds 1024"), "{e}");
+    let e = expect("block = [32, 1, 1]", "block = [64, 32, 1]", ErrorKind::Value, "[64", 0, "block");
+    assert!(e.message.contains("block [64, 32, 1] has 2048 threads; a launch allows 1024"), "{e}");
+    expect("block = [32, 1, 1]", "block = [1, 1, 65]", ErrorKind::Value, "65]", 0, "block[2]");
+    let e = expect("grid = [4, 1, 1]", "grid = [4, 65536, 1]", ErrorKind::Value, "65536", 0, "grid[1]");
+    assert!(e.message.contains("grid y extent 65536 exceeds 65535"), "{e}");
+    expect("grid = [4, 1, 1]", "grid = [2147483648, 1, 1]", ErrorKind::Value, "2147483648", 0, "grid[0]");
+    let e = expect("grid = [4, 1, 1]", "grid = [4, 1, 1]\ndynamic_smem = 300000", ErrorKind::Value, "300000", 0, "dynamic_smem");
+    assert!(e.message.contains("300000 bytes of dynamic shared memory; no GPU gives a block more than 232448"), "{e}");
+    expect("grid = [4, 1, 1]", "grid = [32, 1, 1]\ncluster = [32, 1, 1]", ErrorKind::Value, "cluster = [32", 11, "cluster[0]");
+    assert!(load(&GOOD.replacen("grid = [4, 1, 1]", "grid = [2147483647, 65535, 65535]\ndynamic_smem = 232448", 1)).is_ok());
+}
+
+/// Buffer sizes are bounded before anything is generated: one buffer of 4294967297 × f32, or
+/// buffers that together pass 16 GiB.
+#[test]
+fn buffer_sizes_are_bounded_before_generation() {
+    let e = expect("len = 128\ninit", "len = 4294967297\ninit", ErrorKind::Value, "4294967297", 0, "buffer[0].len");
+    assert!(e.message.contains("4294967297 × f32 is more than the 17179869184 bytes (16 GiB)"), "{e}");
+    let src = GOOD.replacen("len = 128\ninit", "len = 3000000000\ninit", 1).replacen("len = 128\noutput", "len = 3000000000\noutput", 1);
+    let e = load(&src).unwrap_err();
+    let m = e.manifest_error().unwrap();
+    assert_eq!((m.key.as_str(), m.kind), ("buffer[1].len", ErrorKind::Value), "{e}");
+    assert!(m.message.contains("the buffers take 24000000000 bytes with `out`; together they may take at most 17179869184"), "{e}");
+}
+
+/// Bytes that are not UTF-8, in the manifest or in its PTX, are named with their byte offset.
+#[test]
+fn invalid_utf8_is_located_by_byte_offset() {
+    let e = Workload::parse(GOOD, Path::new("dir/t.toml"), &|rel| match rel {
+        "k.ptx" => Ok(b".version 9.0\n// \xff\n".to_vec()),
+        _ => read(rel),
+    })
+    .unwrap_err();
+    let m = e.manifest_error().unwrap();
+    assert_eq!(m.kind, ErrorKind::File);
+    assert!(m.message.contains("PTX `k.ptx` is not UTF-8 text: byte 0xff at byte offset 16 (line 2, column 4)"), "{e}");
+    let dir = std::env::temp_dir().join(format!("warpsim-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.toml"), [GOOD.as_bytes(), b"# \xc3\x28\n"].concat()).unwrap();
+    let e = Workload::load(dir.join("t.toml")).unwrap_err();
+    let why = std::error::Error::source(&e).map(|s| s.to_string()).unwrap_or_default();
+    assert_eq!(why, format!("not UTF-8 text: byte 0xc3 at byte offset {} (line {}, column 3)", GOOD.len() + 2, GOOD.lines().count() + 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,80 @@
+//! `warpsim run` end to end through the binary: the watchdog's budgets on the command line, and
+//! what bad input is told.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn warpsim(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpsim")).args(args).env("WARPSIM_CUDA", "none").output().expect("the warpsim binary runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-cli").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn max_cycles_and_timeout_stop_a_run_and_a_sweep_row() {
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--max-cycles", "500"]);
+    assert!(!ok && err.contains("kernel `vector_add`: watchdog: still running after the budget of 500 cycles (--max-cycles)"), "{err}");
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--functional", "--max-cycles", "500"]);
+    assert!(!ok && err.contains("the budget of 500 warp instructions"), "{err}");
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--timeout", "0.000001"]);
+    assert!(!ok && err.contains("still running after the wall-clock budget of 0.000001 s (--timeout)"), "{err}");
+    for bad in [["--timeout", "0"], ["--timeout", "soon"], ["--max-cycles", "0"]] {
+        let (ok, _, err) = warpsim(&["run", "vector_add", bad[0], bad[1]]);
+        assert!(!ok && err.contains(bad[0]), "{bad:?}: {err}");
+    }
+    // A sweep: the stopped run is an error row and the sweep finishes.
+    let out = dir("sweep-budget");
+    let (ok, stdout, err) = warpsim(&["sweep", "--workloads", "vector_add,saxpy", "--max-cycles", "500", "-q", "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stdout}{err}");
+    assert!(stdout.contains("2 runs in") && stdout.contains("0 ok, 0 unsupported, 2 errors"), "{stdout}");
+}
+
+/// A manifest whose PTX does not parse: `run` reports the PTX's error at its own
+/// file:line:column, not the manifest check the broken PTX fails (`no `.entry k(``).
+#[test]
+fn run_reports_the_ptx_error_of_a_broken_ptx() {
+    let d = dir("broken-ptx");
+    std::fs::write(
+        d.join("k.toml"),
+        "name = \"k\"\nptx = \"k.ptx\"\nentry = \"k\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n[[buffer]]\nname = \"x\"\ndtype = \"u32\"\nlen = 32\n[[arg]]\nbuffer = \"x\"\n",
+    )
+    .unwrap();
+    // The body's closing brace is missing.
+    std::fs::write(d.join("k.ptx"), ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n").unwrap();
+    let (ok, _, err) = warpsim(&["run", d.join("k.toml").to_str().unwrap()]);
+    assert!(!ok, "{err}");
+    assert!(err.contains("k.ptx:8:6: expected `}` closing the body, found end of file (the PTX of "), "{err}");
+    assert!(!err.contains("no `.entry"), "{err}");
+}
+
+/// Sizes given on the command line are checked before anything is built: worker threads, and
+/// configuration overrides that would make the model allocate without bound or overflow.
+#[test]
+fn threads_and_overrides_are_bounded() {
+    let (ok, _, err) = warpsim(&["run", "vector_add", "--threads", "5000"]);
+    assert!(!ok && err.contains("--threads") && err.contains("5000 is not in 1..=256"), "{err}");
+    for (set, want) in [
+        ("sm.count=100000", "invalid `sm.count` = 100000: must be at most 1024"),
+        ("l2.size_kib=4294967295", "invalid `l2.size_kib` = 4294967295: must be at most 1048576"),
+        ("dram.banks=4294967295", "invalid `dram.banks` = 4294967295: must be at most 1024"),
+        ("dram.bandwidth_gbs=1e-300", "invalid `dram.bandwidth_gbs` = 1e-300: must be between 1 and 1000000"),
+    ] {
+        let (ok, _, err) = warpsim(&["run", "vector_add", "--set", set]);
+        assert!(!ok && err.contains(want), "{set}: {err}");
+    }
+}
+
+/// `ptx check` on a file with bytes that are not UTF-8 names the byte, its offset and position.
+#[test]
+fn ptx_check_locates_invalid_utf8() {
+    let d = dir("utf8");
+    std::fs::write(d.join("k.ptx"), b".version 9.0\n.target sm_90\n// \xff\n").unwrap();
+    let (ok, _, err) = warpsim(&["ptx", "check", d.join("k.ptx").to_str().unwrap()]);
+    assert!(!ok && err.contains("k.ptx:3:4: not UTF-8 text: byte 0xff at byte offset 30"), "{err}");
+}
