@@ -168,7 +168,7 @@ fn vector_add_counts_sectors_by_coalescing_arithmetic() {
     let mut one = cfg();
     one.l2.partitions = 1;
     let k = g.kernel(program("vadd"), dims, params(&[(pa, 8), (pb, 8), (pc, 8), (n as u64, 4)])).unwrap();
-    let r1 = run(Arc::new(one), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), max_cycles: 1 << 32 }).unwrap();
+    let r1 = run(Arc::new(one), Arc::new(k), &mut g.mem, &RunOptions { threads: 2, regs_per_thread: 16, spills: Default::default(), limits: Default::default() }).unwrap();
     assert_eq!(r1.counters["lts__t_sectors_op_write.sum"], 1024.0);
     assert_eq!(r1.counters["lts__t_sectors_op_read.sum"], 2048.0);
     assert!(r.cycles > 3000);
