@@ -149,7 +149,7 @@ impl fmt::Display for Runaway {
 
 /// A fast 64-bit fingerprint of machine state (not cryptographic: it detects change).
 #[derive(Debug, Clone, Copy)]
-pub struct Fingerprint(u64);
+pub(crate) struct Fingerprint(u64);
 
 impl Default for Fingerprint {
     fn default() -> Self {
@@ -238,7 +238,7 @@ fn blocked(w: &Warp) -> bool {
 /// What a progress check sees: the cheap counters, each warp's issue count and whether it waits
 /// at a barrier, and whether asynchronous work is in flight.
 #[derive(Debug, Default)]
-pub struct Look {
+pub(crate) struct Look {
     /// Global-memory changes, CTAs finished and dispatched: any change is progress.
     pub counters: Vec<u64>,
     pub warps: Vec<(u64, bool)>,
@@ -253,7 +253,7 @@ impl Look {
 }
 
 /// Budgets and progress of one run.
-pub struct Watch {
+pub(crate) struct Watch {
     limits: Limits,
     start: Instant,
     next: u64,
@@ -316,7 +316,7 @@ impl Watch {
 }
 
 /// The innermost loop around each pc (its first and last instruction), by backward branches.
-pub struct Loops<'p> {
+struct Loops<'p> {
     prog: &'p Program,
     /// (target, branch) of every backward branch.
     back: Vec<(u32, u32)>,
