@@ -144,7 +144,6 @@ impl LimitArgs {
     }
 }
 
-
 /// `--threads`: 1 to 256 (5000 threads failed to start as "Resource temporarily unavailable").
 fn thread_count() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256)
@@ -192,7 +191,7 @@ fn dump(dir: &PathBuf, buffers: &[(String, Vec<u8>)]) -> Result<()> {
 
 /// Fills the workload's registers and spills from ptxas for `cfg`'s target where the manifest
 /// gives none; prints the one-line notice when the simulator has to estimate instead.
-pub fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) {
+fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) {
     if let warpsim_toolchain::Resolution::Estimate(line) = warpsim_toolchain::resolve(w, cfg.compute_capability, warpsim_toolchain::Toolchain::from_env()) {
         eprintln!("note: {}: {line}", w.manifest.name);
     }
@@ -200,14 +199,10 @@ pub fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim:
 
 fn run_workload(a: RunArgs) -> Result<()> {
     let mut w = load_workload(&a.workload)?;
-    let timed = if a.functional { None } else { Some(arch_config(&a.arch)?) };
-    // Registers matter to the timing model only, but the header names them in either mode.
-    let target = match &timed {
-        Some(c) => c.clone(),
-        None => arch_config(&a.arch)?,
-    };
-    resolve_resources(&mut w, &target);
-    let cfg = timed;
+    // The preset gives the target the registers are resolved for (the header names them in both
+    // modes) and, with --functional, the launch limits and SM count.
+    let cfg = arch_config(&a.arch)?;
+    resolve_resources(&mut w, &cfg);
     let l = &w.launch;
     let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
@@ -227,19 +222,20 @@ fn run_workload(a: RunArgs) -> Result<()> {
         );
     }
     let limits = a.limits.limits();
-    let o = match &cfg {
-        None => warpsim_sim::launch::run_functional_within(&w, &target, &limits)?,
-        Some(cfg) => warpsim_sim::launch::run_timed_within(&w, cfg, a.threads, &limits)?,
+    let o = if a.functional {
+        warpsim_sim::launch::run_functional_within(&w, &cfg, &limits)?
+    } else {
+        warpsim_sim::launch::run_timed_within(&w, &cfg, a.threads, &limits)?
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {
             let j = serde_json::json!({
                 "workload": w.manifest.name,
-                "arch": cfg.as_ref().map(|c| c.name.clone()),
+                "arch": cfg.name,
                 "grid": l.grid,
                 "block": l.block,
-                "num_sms": cfg.as_ref().map(|c| c.sm.count),
-                "max_warps_per_sm": cfg.as_ref().map(|c| c.sm.max_warps),
+                "num_sms": cfg.sm.count,
+                "max_warps_per_sm": cfg.sm.max_warps,
                 "warps_per_cta": l.threads_per_block().div_ceil(32),
                 "registers_per_thread": o.regs_per_thread,
                 "registers_source": l.regs_source.to_string(),
@@ -255,7 +251,7 @@ fn run_workload(a: RunArgs) -> Result<()> {
             });
             out!("{}", serde_json::to_string_pretty(&j)?);
         }
-        (Some(t), false) => print_timing(cfg.as_ref().map_or("", |c| c.name.as_str()), t, o.seconds)?,
+        (Some(t), false) => print_timing(&cfg.name, t, o.seconds)?,
         (None, _) => {
             if let Some(f) = &o.functional {
                 out!(

@@ -58,21 +58,27 @@ pub struct Prepared {
 /// 8-register steps): the kernel the user launches does fit on the GPU (ptxas keeps it there,
 /// spilling if it must), and a guess must not turn a working launch into a refused one.
 pub fn allocated_registers(l: &warpsim_workloads::Launch, prog: &Program) -> u32 {
-    let regs = l.regs_per_thread.unwrap_or_else(|| {
-        let est = warpsim_isa::liveness::estimate_registers(prog);
-        let fit = (65536 / (l.threads_per_block().div_ceil(32).max(1) as u32 * 32) / 8 * 8).min(255);
-        l.maxrregcount.map_or(est, |m| est.min(m)).min(fit)
-    });
-    regs.max(crate::occupancy::MIN_REGS_PER_THREAD)
+    let Ok(regs) = allocate(l, || Ok::<_, std::convert::Infallible>(warpsim_isa::liveness::estimate_registers(prog)));
+    regs
 }
 
 /// The registers per thread a run of `w` will be given ([`allocated_registers`]), lowering the
 /// PTX only when the launch carries no figure.
 pub fn registers_of(w: &Workload) -> Result<u32, RunError> {
-    match w.launch.regs_per_thread {
-        Some(r) => Ok(r.max(crate::occupancy::MIN_REGS_PER_THREAD)),
-        None => Ok(allocated_registers(&w.launch, &entry_program(w)?)),
-    }
+    allocate(&w.launch, || Ok(warpsim_isa::liveness::estimate_registers(&entry_program(w)?)))
+}
+
+/// [`allocated_registers`]'s rule, with the estimate asked for only when the launch has no figure.
+fn allocate<E>(l: &warpsim_workloads::Launch, estimate: impl FnOnce() -> Result<u32, E>) -> Result<u32, E> {
+    let regs = match l.regs_per_thread {
+        Some(r) => r,
+        None => {
+            let fit = (65536 / (l.threads_per_block().div_ceil(32).max(1) as u32 * 32) / 8 * 8).min(255);
+            let est = estimate()?;
+            l.maxrregcount.map_or(est, |m| est.min(m)).min(fit)
+        }
+    };
+    Ok(regs.max(crate::occupancy::MIN_REGS_PER_THREAD))
 }
 
 /// Loads a manifest from disk with the PTX front end as its [`warpsim_workloads::PtxCheck`]:

@@ -173,11 +173,15 @@ impl IssueTable {
         }
         let (loads, stores) = (spill_placement(prog, &costs, spills.load_bytes / 4), spill_placement(prog, &costs, spills.store_bytes / 4));
         let mut regs = Vec::new();
+        let mut first = (0u32, 0u32);
         let insts = prog
             .insts
             .iter()
             .zip(costs)
-            .map(|(inst, cost)| {
+            .enumerate()
+            .map(|(i, (inst, cost))| {
+                let spill_first = first;
+                first = (first.0 + u32::from(loads[i]), first.1 + u32::from(stores[i]));
                 let accumulates = inst.op == Op::Matrix(MatrixOp::WgmmaMma);
                 let start = regs.len() as u32;
                 regs.extend(inst.uses.iter().chain(inst.defs.iter()).filter(|r| !(accumulates && inst.defs.contains(r))));
@@ -192,20 +196,14 @@ impl IssueTable {
                         && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
                     regs: (start, regs.len() as u32),
                     flops: crate::flops::kind(inst),
-                    spill_loads: 0,
-                    spill_stores: 0,
-                    spill_first: (0, 0),
+                    spill_loads: loads[i],
+                    spill_stores: stores[i],
+                    spill_first,
                     red: matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
                 }
             })
-            .collect::<Vec<_>>();
-        let mut insts = insts;
-        let mut first = (0u32, 0u32);
-        for (i, info) in insts.iter_mut().enumerate() {
-            (info.spill_loads, info.spill_stores, info.spill_first) = (loads[i], stores[i], first);
-            first = (first.0 + u32::from(loads[i]), first.1 + u32::from(stores[i]));
-        }
+            .collect();
         // Spill slots sit after the kernel's own local variables, as ptxas's stack frame does.
         let spill_frame = if spills.any() { u64::from(spills.stack_bytes.max(4)) } else { 0 };
         IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)) }
@@ -807,9 +805,9 @@ impl Sm {
         let base = self.k.local_limit;
         let mut reload = 0u64;
         let n = u64::from(info.spill_loads) + u64::from(info.spill_stores);
+        let (loads, stores) = self.table.spill_total;
         for i in 0..n {
             let write = i >= u64::from(info.spill_loads);
-            let (loads, stores) = self.table.spill_total;
             let k = if write {
                 u64::from(info.spill_first.1) + i - u64::from(info.spill_loads)
             } else {

@@ -36,6 +36,13 @@ pub struct EntryResources {
     pub barriers: u32,
 }
 
+impl EntryResources {
+    /// The spill code as a launch carries it.
+    pub fn spills(&self) -> warpsim_workloads::Spills {
+        warpsim_workloads::Spills { store_bytes: self.spill_store_bytes, load_bytes: self.spill_load_bytes, stack_bytes: self.stack_bytes }
+    }
+}
+
 /// One compilation's answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {

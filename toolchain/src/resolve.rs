@@ -6,7 +6,7 @@
 //! rejects the PTX, the launch is left to the simulator's estimate and the caller gets one line
 //! saying so, with the command that installs ptxas.
 
-use warpsim_workloads::{RegsSource, Spills, Workload};
+use warpsim_workloads::{RegsSource, Workload};
 
 use crate::discover::{sm_number, sm_target, wheel_hint, Toolchain};
 use crate::ptxas;
@@ -46,10 +46,10 @@ pub fn resolve(w: &mut Workload, cc: [u32; 2], tc: &Toolchain) -> Resolution {
     if let (RegsSource::Manifest, Some(regs)) = (&w.launch.regs_source, w.launch.regs_per_thread) {
         // The manifest's registers stand; ptxas, where present, still says what spill code the
         // same build has (when its register count agrees, it is the same build).
-        if let Some(tool) = tc.ptxas_for(&target).filter(|_| !tc.disabled) {
+        if let Some(tool) = tc.ptxas_for(&target) {
             if let Some(e) = ptxas::compile(tool, &w.ptx, &target, w.launch.maxrregcount).ok().and_then(|r| r.entry(&w.manifest.entry).cloned()) {
                 if e.registers == regs {
-                    w.launch.spills = Spills { store_bytes: e.spill_store_bytes, load_bytes: e.spill_load_bytes, stack_bytes: e.stack_bytes };
+                    w.launch.spills = e.spills();
                 }
             }
         }
@@ -75,7 +75,7 @@ pub fn resolve(w: &mut Workload, cc: [u32; 2], tc: &Toolchain) -> Resolution {
     let retarget = report.retargeted_from.as_ref().map_or(String::new(), |from| format!(", retargeted from {from}"));
     w.launch.regs_per_thread = Some(e.registers);
     w.launch.regs_source = RegsSource::Compiler(format!("{}, {target}{retarget}", report.tool));
-    w.launch.spills = Spills { store_bytes: e.spill_store_bytes, load_bytes: e.spill_load_bytes, stack_bytes: e.stack_bytes };
+    w.launch.spills = e.spills();
     Resolution::Compiler
 }
 
