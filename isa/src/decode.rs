@@ -355,7 +355,7 @@ pub fn decode_op(opcode: &str, mods: &[(String, Pos)], file: &str, pos: Pos) -> 
         }
         _ => return Err(err(file, pos, format!("unknown opcode `{opcode}`"))),
     };
-    generic_mods(op, &mut w, &mut m, file)?;
+    generic_mods(op, &mut w, &mut m, file, pos)?;
     Ok((op, m))
 }
 
@@ -446,7 +446,8 @@ const HINTS: &[&str] = &[
     "level::eviction_priority",
 ];
 
-fn generic_mods(op: Op, w: &mut Words<'_>, m: &mut Mods, file: &str) -> Result<(), PtxError> {
+/// `pos`: the opcode's position, for errors about the instruction as a whole.
+fn generic_mods(op: Op, w: &mut Words<'_>, m: &mut Mods, file: &str, pos: Pos) -> Result<(), PtxError> {
     let is_cmp_op = matches!(op, Op::Setp | Op::Set | Op::Slct);
     for (word, pos) in std::mem::take(&mut w.w) {
         if let Some(t) = Ty::parse(word) {
@@ -578,7 +579,7 @@ fn generic_mods(op: Op, w: &mut Words<'_>, m: &mut Mods, file: &str) -> Result<(
         m.flags |= f;
     }
     if is_cmp_op && m.cmp.is_none() {
-        return Err(PtxError::new(file, Pos::default(), format!("`{}` needs a comparison operator", op_name(op))));
+        return Err(err(file, pos, format!("`{}` needs a comparison operator", op_name(op))));
     }
     Ok(())
 }
@@ -851,6 +852,9 @@ mod tests {
         assert_eq!(m.cmp, Some(Cmp::Lo));
         let (_, m) = dec("setp", &["ne", "and", "s32"]).unwrap();
         assert_eq!(m.bool_op, Some(BoolOp::And));
+        // A comparison without its operator is reported at the opcode.
+        let e = dec("setp", &["s32"]).unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (1, 1), "{e}");
     }
 
     #[test]

@@ -1,9 +1,17 @@
 //! A sectored, set-associative cache with LRU replacement: the tag store of both the L1 and the
 //! L2 slices.
 //!
-//! Lines hold a valid-sector mask, a dirty-sector mask and the cycle their pending fill
-//! completes. A lookup that finds a line still being filled is a hit on an outstanding miss
-//! (what an MSHR merge does in hardware): the caller completes it no earlier than the fill.
+//! Lines hold a valid-sector mask, a dirty-sector mask, a partial-sector mask and the cycle their
+//! pending fill completes. A lookup that finds a line still being filled is a hit on an
+//! outstanding miss (what an MSHR merge does in hardware): the caller completes it no earlier
+//! than the fill. A *partial* sector was written without all of its bytes and never filled (a
+//! byte-masked write-allocate): a later write may complete it, a read must fetch it (the fill
+//! merges under the written bytes), and evicting it is a read-modify-write at the next level.
+//!
+//! Sets are chosen by adding folded upper bits of the line number (not XOR), so that every
+//! aligned run of `sets` consecutive lines covers every set exactly once: a contiguous footprint
+//! spreads evenly, as the hardware's address hashes do, while power-of-two strides still fold
+//! across sets.
 
 /// One line's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +19,8 @@ struct Line {
     tag: u64,
     valid: u8,
     dirty: u8,
+    /// Dirty sectors holding only the bytes written (never filled, not all bytes written).
+    partial: u8,
     /// Cycle at which the line's requested sectors arrive (0 once filled).
     ready: u64,
     lru: u64,
@@ -27,8 +37,18 @@ pub struct Lookup {
     pub miss: u8,
     /// When the present sectors are usable (0: now).
     pub ready: u64,
-    /// A dirty line evicted to make room: (line address, dirty sectors).
-    pub evicted: Option<(u64, u8)>,
+    /// A dirty line evicted to make room.
+    pub evicted: Option<Evicted>,
+}
+
+/// A dirty line leaving the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    pub line: u64,
+    /// Sectors to write back.
+    pub dirty: u8,
+    /// Of those, the sectors whose unwritten bytes must first be read (read-modify-write).
+    pub partial: u8,
 }
 
 pub struct SectorCache {
@@ -48,7 +68,7 @@ impl SectorCache {
             sets,
             assoc,
             line: line.max(1) as u64,
-            lines: vec![Line { tag: INVALID, valid: 0, dirty: 0, ready: 0, lru: 0 }; sets as usize * assoc],
+            lines: vec![Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 }; sets as usize * assoc],
             tick: 0,
         }
     }
@@ -60,28 +80,54 @@ impl SectorCache {
     fn set_of(&self, line_addr: u64) -> usize {
         let l = line_addr / self.line;
         // Fold upper bits in so power-of-two strides do not all map to one set.
-        ((l ^ (l / self.sets) ^ (l / self.sets / self.sets)) % self.sets) as usize
+        (l.wrapping_add(l / self.sets).wrapping_add(l / self.sets / self.sets) % self.sets) as usize
+    }
+
+    /// The sectors of a line a read would find (valid and complete); 0 when absent.
+    pub fn present(&self, line_addr: u64) -> u8 {
+        let set = self.set_of(line_addr);
+        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().find(|l| l.tag == line_addr).map_or(0, |l| l.valid & !l.partial)
     }
 
     /// Looks up `sectors` of the line at `line_addr` at time `now`. With `allocate`, missing
     /// sectors are installed with their fill completing at `fill_ready` (set later with
-    /// [`SectorCache::set_ready`] when unknown); `write` marks the sectors dirty.
+    /// [`SectorCache::set_ready`] when unknown); `write` marks the sectors dirty, all of their
+    /// bytes written (see [`SectorCache::write`] for byte-masked writes).
     pub fn access(&mut self, line_addr: u64, sectors: u8, write: bool, allocate: bool, fill_ready: u64) -> Lookup {
+        self.lookup(line_addr, sectors, write.then_some(sectors), allocate, fill_ready)
+    }
+
+    /// A write of `sectors`, of which `full` have every byte written; the others become partial
+    /// unless already present.
+    pub fn write(&mut self, line_addr: u64, sectors: u8, full: u8, allocate: bool) -> Lookup {
+        self.lookup(line_addr, sectors, Some(full & sectors), allocate, 0)
+    }
+
+    /// `full`: a write, with the sectors it writes completely.
+    fn lookup(&mut self, line_addr: u64, sectors: u8, full: Option<u8>, allocate: bool, fill_ready: u64) -> Lookup {
         self.tick += 1;
         let set = self.set_of(line_addr);
         let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
         if let Some(l) = ways.iter_mut().find(|l| l.tag == line_addr) {
             l.lru = self.tick;
-            let hit = l.valid & sectors;
-            let miss = sectors & !l.valid;
+            let complete = l.valid & !l.partial;
+            let hit = complete & sectors;
+            let miss = sectors & !complete;
             let ready = if hit != 0 { l.ready } else { 0 };
-            if allocate && miss != 0 {
-                l.valid |= miss;
-                l.ready = l.ready.max(fill_ready);
-            }
-            if write {
-                l.dirty |= sectors;
-                l.valid |= sectors;
+            match full {
+                Some(full) => {
+                    // Sectors not present before and not wholly written hold only their bytes.
+                    l.partial = (l.partial | (sectors & !l.valid)) & !full;
+                    l.dirty |= sectors;
+                    l.valid |= sectors;
+                }
+                None if allocate && miss != 0 => {
+                    // A fill merges under any written bytes.
+                    l.valid |= miss;
+                    l.partial &= !miss;
+                    l.ready = l.ready.max(fill_ready);
+                }
+                None => {}
             }
             return Lookup { hit, miss, ready, evicted: None };
         }
@@ -90,8 +136,12 @@ impl SectorCache {
         }
         // Victim: an invalid way, else the least recently used.
         let victim = ways.iter_mut().min_by_key(|l| if l.tag == INVALID { 0 } else { l.lru + 1 }).expect("assoc ≥ 1");
-        let evicted = (victim.tag != INVALID && victim.dirty != 0).then_some((victim.tag, victim.dirty));
-        *victim = Line { tag: line_addr, valid: sectors, dirty: if write { sectors } else { 0 }, ready: fill_ready, lru: self.tick };
+        let evicted = (victim.tag != INVALID && victim.dirty != 0).then_some(Evicted { line: victim.tag, dirty: victim.dirty, partial: victim.partial });
+        let (dirty, partial) = match full {
+            Some(full) => (sectors, sectors & !full),
+            None => (0, 0),
+        };
+        *victim = Line { tag: line_addr, valid: sectors, dirty, partial, ready: fill_ready, lru: self.tick };
         Lookup { hit: 0, miss: sectors, ready: 0, evicted }
     }
 
@@ -108,16 +158,14 @@ impl SectorCache {
     pub fn invalidate(&mut self, line_addr: u64) {
         let set = self.set_of(line_addr);
         if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
-            l.tag = INVALID;
-            l.valid = 0;
-            l.dirty = 0;
+            *l = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
         }
     }
 
     /// Whether the line holds all of `sectors`.
     pub fn contains(&self, line_addr: u64, sectors: u8) -> bool {
         let set = self.set_of(line_addr);
-        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().any(|l| l.tag == line_addr && l.valid & sectors == sectors)
+        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().any(|l| l.tag == line_addr && (l.valid & !l.partial) & sectors == sectors)
     }
 }
 
@@ -151,7 +199,40 @@ mod tests {
         assert_eq!(r.evicted, None);
         assert!(!c.contains(128, 1));
         let r = c.access(384, 1, false, true, 0);
-        assert_eq!(r.evicted, Some((0, 1)));
+        assert_eq!(r.evicted, Some(Evicted { line: 0, dirty: 1, partial: 0 }));
+    }
+
+    #[test]
+    fn partial_writes_are_completed_by_writes_or_fills() {
+        let mut c = SectorCache::new(256, 128, 2);
+        // Sector 0 partly written, sector 1 wholly: a read of both misses sector 0 only.
+        c.write(0, 0b11, 0b10, true);
+        assert_eq!(c.present(0), 0b10);
+        let r = c.access(0, 0b11, false, true, 5);
+        assert_eq!((r.hit, r.miss), (0b10, 0b01));
+        // The fill completed it: evicting the line writes both back, neither needs a read; a
+        // line evicted with a partial sector needs that sector read first.
+        c.write(128, 0b100, 0, true);
+        let r = c.access(256, 1, false, true, 0); // line 0 is LRU
+        assert_eq!(r.evicted, Some(Evicted { line: 0, dirty: 0b11, partial: 0 }));
+        let r = c.access(384, 1, false, true, 0);
+        assert_eq!(r.evicted, Some(Evicted { line: 128, dirty: 0b100, partial: 0b100 }));
+        // A partial sector written wholly later is complete.
+        c.write(512, 1, 0, true);
+        c.write(512, 1, 1, true);
+        assert_eq!(c.present(512), 1);
+    }
+
+    #[test]
+    fn contiguous_lines_fill_every_set_evenly() {
+        // 8 sets × 2 ways: 16 consecutive lines from any multiple of 8 fit exactly.
+        for start in [0u64, 8, 1000, 12344] {
+            let mut c = SectorCache::new(16 * 128, 128, 2);
+            for l in start..start + 16 {
+                c.access(l * 128, 1, false, true, 0);
+            }
+            assert!((start..start + 16).all(|l| c.contains(l * 128, 1)), "start {start}");
+        }
     }
 
     #[test]

@@ -10,16 +10,23 @@
 
 use crate::config::Coalescing;
 
-/// One memory transaction: the 128-byte line address and the 32-byte sectors it moves.
+/// One memory transaction: the 128-byte line address, the 32-byte sectors it moves and the
+/// bytes of the line the lanes address (for stores: which sectors are written whole).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Txn {
     pub line: u64,
     pub sectors: u8,
+    pub bytes: u128,
 }
 
 impl Txn {
     pub fn sector_count(&self) -> u32 {
         self.sectors.count_ones()
+    }
+
+    /// Sectors every byte of which the lanes address.
+    pub fn full_sectors(&self) -> u8 {
+        (0..(LINE / SECTOR) as u32).filter(|&k| (self.bytes >> (k * SECTOR as u32)) as u32 == u32::MAX).fold(0, |m, k| m | 1 << k)
     }
 }
 
@@ -29,15 +36,20 @@ const SECTOR: u64 = 32;
 /// Adds the sectors covering `[addr, addr+size)` to the transaction list (merging by line).
 fn add_bytes(out: &mut Vec<Txn>, addr: u64, size: u64) {
     let end = addr + size.max(1);
-    let mut a = addr - addr % SECTOR;
+    let mut a = addr;
     while a < end {
         let line = a - a % LINE;
-        let bit = 1u8 << ((a % LINE) / SECTOR);
+        let (lo, hi) = (a - line, (end - line).min(LINE));
+        let bytes = (u128::MAX >> (128 - (hi - lo))) << lo;
+        let sectors = (lo / SECTOR..hi.div_ceil(SECTOR)).fold(0u8, |m, k| m | 1 << k);
         match out.iter_mut().find(|t| t.line == line) {
-            Some(t) => t.sectors |= bit,
-            None => out.push(Txn { line, sectors: bit }),
+            Some(t) => {
+                t.sectors |= sectors;
+                t.bytes |= bytes;
+            }
+            None => out.push(Txn { line, sectors, bytes }),
         }
-        a += SECTOR;
+        a = line + hi;
     }
 }
 
@@ -129,7 +141,9 @@ fn strict_cc10(addr: &[u64; 32], m: u32, size: u64, lane0: u32, out: &mut Vec<Tx
             let l = k.trailing_zeros() as usize;
             k &= k - 1;
             // One 32-byte transaction per thread, never merged.
-            out.push(Txn { line: addr[l] - addr[l] % LINE, sectors: 1 << ((addr[l] % LINE) / SECTOR) });
+            let at = addr[l] % LINE;
+            let bytes = (u128::MAX >> (128 - size.min(LINE - at))) << at;
+            out.push(Txn { line: addr[l] - at, sectors: 1 << (at / SECTOR), bytes });
         }
     }
 }
@@ -167,6 +181,24 @@ mod tests {
         // Same address in every lane: one sector.
         coalesce(Coalescing::Sectors, &lanes(|_| 0x1000), u32::MAX, 4, &mut out);
         assert_eq!(sectors(&out), 1);
+    }
+
+    #[test]
+    fn whole_sectors_of_a_store() {
+        let mut out = Vec::new();
+        // Unit stride: every sector whole. Stride 2: every sector half written.
+        coalesce(Coalescing::Sectors, &lanes(|l| 0x1000 + 4 * l), u32::MAX, 4, &mut out);
+        assert_eq!(out[0].full_sectors(), 0xF);
+        coalesce(Coalescing::Sectors, &lanes(|l| 0x1000 + 8 * l), u32::MAX, 4, &mut out);
+        assert!(out.iter().all(|t| t.sectors == 0xF && t.full_sectors() == 0));
+        // One byte per lane: 32 bytes = sector 0 whole; half the lanes: nothing whole.
+        coalesce(Coalescing::Sectors, &lanes(|l| 0x1000 + l), u32::MAX, 1, &mut out);
+        assert_eq!((out[0].sectors, out[0].full_sectors()), (1, 1));
+        coalesce(Coalescing::Sectors, &lanes(|l| 0x1000 + l), 0xFFFF, 1, &mut out);
+        assert_eq!(out[0].full_sectors(), 0);
+        // A 16-byte access straddling two lines.
+        coalesce(Coalescing::Sectors, &lanes(|_| 0x1078), 1, 16, &mut out);
+        assert_eq!(out.iter().map(|t| (t.line, t.sectors)).collect::<Vec<_>>(), vec![(0x1000, 0b1000), (0x1080, 0b0001)]);
     }
 
     #[test]

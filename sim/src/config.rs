@@ -195,6 +195,9 @@ pub struct L1 {
     pub mshrs: u32,
     /// Sectors the L1 returns per cycle (count).
     pub sectors_per_cycle: u32,
+    /// Lines the L1 looks up per cycle: a warp access touching many lines takes one tag
+    /// lookup each (count).
+    pub lines_per_cycle: u32,
     /// Fixed L1 size (KiB) for generations without a unified L1/shared array (0: unified).
     pub fixed_kib: u32,
 }
@@ -209,6 +212,9 @@ pub struct L2 {
     pub line: u32,
     pub sector: u32,
     pub assoc: u32,
+    /// Aligned block a read miss fetches from DRAM and fills around each missing sector
+    /// (bytes; the sector size: no promotion).
+    pub promotion_bytes: u32,
     /// Load-to-use latency of an L2 hit seen by an SM, L1 miss included (cycles).
     pub hit_latency: u32,
     /// Extra latency when the line's home is the far partition (cycles; 0 for a monolithic L2).
@@ -217,6 +223,8 @@ pub struct L2 {
     pub partitions: u32,
     /// Sectors each slice serves per cycle (count).
     pub sectors_per_cycle_per_slice: f64,
+    /// Requests (tag lookups) each slice serves per cycle, whatever their sectors (count).
+    pub requests_per_cycle_per_slice: f64,
     /// Outstanding misses per slice (count).
     pub mshrs_per_slice: u32,
     /// Atomic operations on one address per cycle per slice: same-address updates serialize

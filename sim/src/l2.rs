@@ -1,23 +1,38 @@
 //! The L2 cache and everything behind it: crossbar, slices, partitions, DRAM.
 //!
-//! Lines are homed on one slice by an address hash. Each slice is a queue with a sector
-//! throughput in front of a sectored tag store (write-back, write-allocate). With two partitions
+//! Lines are homed on one slice by an address hash that rotates every run of `slices`
+//! consecutive lines over all slices, and within a slice are stored by their run number, so a
+//! contiguous footprint fills slices and sets evenly (the 40 MiB capacity sweep of
+//! `validate/data/h200/membench` hits 95% from its second pass, which a random placement cannot
+//! reach: with 20 ways the sets overflow). Each slice is a queue with a sector throughput in front
+//! of a sectored tag store (write-back, write-allocate with byte-masked partial sectors). With two partitions
 //! (Ampere, Hopper), a read from an SM first looks in its own partition, where lines homed in the
 //! other partition are replicated on use: a footprint under half the L2 hits "near", up to the
 //! whole L2 hits "far" (extra latency), beyond it goes to DRAM — the three plateaus pointer-chase
 //! measurements show. Requests arrive here in cycle order (the engine sorts them) and get their
 //! completion cycle back.
 //!
+//! A read miss fetches the aligned `l2.promotion_bytes` block around each missing sector from
+//! DRAM and fills all of it (sector promotion): on the H200 a one-sector-per-line read counts two
+//! missed sectors and two sector fills per request and twice the DRAM bytes
+//! (`lts__t_sectors_srcunit_tex_op_read_lookup_miss`, `lts__d_sectors_fill_device`,
+//! `dram__bytes_read`: ld_stride_32, gathers, the capacity sweep), while reads of whole lines
+//! are unchanged. A dirty sector evicted with bytes never written is first read from DRAM
+//! (read-modify-write) and merged, one more write lookup at the slice (strided 4-byte stores:
+//! DRAM reads ≈ DRAM writes of the evicted sectors, op_write ≈ 1.5 × stores + the evictions).
+//!
 //! Counters follow the slices a request visits, as Nsight Compute's `lts__t_*` do: a request for
 //! a line homed in the other partition is looked up at its near slice and again at home, so it
 //! counts twice (and a near miss that hits at home is one miss and one hit). With lines spread
 //! evenly over two partitions that is the 1.5× the H200 shows over the sectors the L1 sends: ncu's
 //! `lts__t_sectors_op_read/write.sum` are 1.50–1.54× the L1's misses on streaming kernels of
-//! `validate/data/h200/blind3`, and 1.0× on a chase whose lines stay replicated near.
+//! `validate/data/h200/blind3`, and 1.0× on a chase whose lines stay replicated near. A read the
+//! near slice promoted counts once: ncu's op_read equals its tex-side lookups (promoted sectors
+//! included) on every one-sector-per-line read of membench, but 1.5× them on whole-line reads.
 
-use crate::cache::SectorCache;
+use crate::cache::{Evicted, SectorCache};
 use crate::config::ArchConfig;
-use crate::dram::{hash_line, Dram};
+use crate::dram::Dram;
 
 /// A request from an SM's L1 to the memory system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +42,8 @@ pub struct MemReq {
     pub sm: u32,
     pub line: u64,
     pub sectors: u8,
+    /// Writes: the sectors every byte of which the request writes (the others are partial).
+    pub full: u8,
     pub kind: ReqKind,
     /// Atomics: the most lanes updating one address (serialized), and the distinct addresses.
     pub ops: u16,
@@ -59,17 +76,38 @@ struct Slice {
     free: f64,
 }
 
+/// Where a line is homed: its partition, its slice within the partition, and its run number
+/// (the key it is stored under in that slice).
+#[derive(Debug, Clone, Copy)]
+struct Home {
+    partition: u32,
+    idx: u32,
+    run: u64,
+}
+
+/// The lines of a request (the coalescer's 128-byte lines, four 32-byte sectors).
+const LINE: u64 = 128;
+/// Tag-store keys carry the home partition above the run number, so a replica of a far line
+/// never aliases a line homed in the replica's own slice.
+const PARTITION_SHIFT: u32 = 56;
+
+fn mix(run: u64) -> u64 {
+    run.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}
+
 pub struct MemSys {
     slices: Vec<Slice>,
     partitions: u32,
-    per_partition: u32,
     sectors_per_cycle: f64,
+    requests_per_cycle: f64,
     atomics_per_cycle: f64,
     atomic_words_per_cycle: f64,
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
     sector: u64,
+    /// Sectors per promotion block (1: none).
+    promote: u32,
     /// Without an L2 (Tesla) every request goes straight to DRAM.
     has_l2: bool,
     pub dram: Dram,
@@ -94,30 +132,54 @@ impl MemSys {
         let partitions = l2.partitions.max(1);
         let slices = l2.slices.max(partitions).div_ceil(partitions) * partitions;
         let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
+        let sector = l2.sector.max(1) as u64;
         MemSys {
-            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, l2.line, l2.assoc), free: 0.0 }).collect(),
+            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, LINE as u32, l2.assoc), free: 0.0 }).collect(),
             partitions,
-            per_partition: slices / partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
+            requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
             atomic_words_per_cycle: l2.atomic_words_per_cycle_per_slice.max(1e-3),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
-            sector: l2.sector.max(1) as u64,
+            sector,
+            promote: (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32,
             has_l2: l2.size_kib > 0,
             dram: Dram::new(&cfg.dram, cfg.clock.sm_mhz),
             stats: L2Stats::default(),
         }
     }
 
-    fn home(&self, line: u64) -> (u32, u32) {
-        let h = hash_line(line).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17;
-        ((h % self.partitions as u64) as u32, ((h / self.partitions as u64) % self.per_partition as u64) as u32)
+    fn home(&self, line: u64) -> Home {
+        let l = line / LINE;
+        let n = self.slices.len() as u64;
+        let run = l / n;
+        let slice = (l % n + mix(run) % n) % n;
+        Home { partition: (slice % self.partitions as u64) as u32, idx: (slice / self.partitions as u64) as u32, run }
     }
 
     fn slice_index(&self, partition: u32, idx: u32) -> usize {
-        (partition * self.per_partition + idx) as usize
+        (idx * self.partitions + partition) as usize
+    }
+
+    fn key(h: Home) -> u64 {
+        h.run * LINE | u64::from(h.partition) << PARTITION_SHIFT
+    }
+
+    /// The line address a slice's tag-store key stands for (inverse of `home` and `key`).
+    fn line_of(&self, slice: usize, key: u64) -> u64 {
+        let n = self.slices.len() as u64;
+        let run = (key & ((1 << PARTITION_SHIFT) - 1)) / LINE;
+        let home = self.slice_index((key >> PARTITION_SHIFT) as u32, slice as u32 / self.partitions) as u64;
+        (run * n + (home + n - mix(run) % n) % n) * LINE
+    }
+
+    /// The missing sectors widened to their aligned promotion blocks.
+    fn promoted(&self, miss: u8) -> u8 {
+        let g = self.promote;
+        let block = (1u8 << g) - 1;
+        (0..4 / g).map(|b| block << (b * g)).filter(|m| miss & m != 0).fold(0, |a, m| a | m)
     }
 
     /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
@@ -133,19 +195,28 @@ impl MemSys {
         if r.kind == ReqKind::Atomic {
             (r.ops as f64 / self.atomics_per_cycle).max(r.words as f64 / self.atomic_words_per_cycle)
         } else {
-            r.sectors.count_ones() as f64 / self.sectors_per_cycle
+            self.sector_cycles(r.sectors)
         }
     }
 
-    /// Fills missing sectors from DRAM; returns when they are back at the SM.
-    fn fill(&mut self, t: u64, line: u64, miss: u8) -> u64 {
-        self.stats.sector_misses += miss.count_ones() as u64;
-        self.dram.access(t, line, miss.count_ones() * self.sector as u32, false)
+    /// A lookup costs its sectors' data cycles, and at least one request slot.
+    fn sector_cycles(&self, sectors: u8) -> f64 {
+        (sectors.count_ones() as f64 / self.sectors_per_cycle).max(1.0 / self.requests_per_cycle)
     }
 
-    fn writeback(&mut self, t: u64, evicted: Option<(u64, u8)>) {
-        if let Some((line, dirty)) = evicted {
-            self.dram.access(t, line, dirty.count_ones() * self.sector as u32, true);
+    fn bytes(&self, sectors: u8) -> u32 {
+        sectors.count_ones() * self.sector as u32
+    }
+
+    /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
+    fn writeback(&mut self, slice: usize, t: u64, evicted: Option<Evicted>) {
+        if let Some(e) = evicted {
+            let line = self.line_of(slice, e.line);
+            if e.partial != 0 {
+                self.stats.sectors_write += u64::from(e.partial.count_ones());
+                self.dram.access(t, line, self.bytes(e.partial), false);
+            }
+            self.dram.access(t, line, self.bytes(e.dirty), true);
         }
     }
 
@@ -161,89 +232,188 @@ impl MemSys {
         }
     }
 
+    /// Counts a read lookup that found `hit` and fetches `fetch`.
+    fn count_read(&mut self, hit: u8, fetch: u8) {
+        let (h, m) = (u64::from(hit.count_ones()), u64::from(fetch.count_ones()));
+        self.stats.sectors_read += h + m;
+        self.stats.sector_hits += h;
+        self.stats.sector_misses += m;
+    }
+
     /// Services one request; returns the cycle its data (or acknowledgement) is back at the SM.
     pub fn access(&mut self, r: &MemReq) -> u64 {
         let n = r.sectors.count_ones();
-        let lookups = lookups(r);
-        self.count(r);
         if !self.has_l2 {
+            self.count(r);
             return self.dram.access(r.t, r.line, n * self.sector as u32, r.kind == ReqKind::Write);
         }
-        let (home_p, idx) = self.home(r.line);
-        let home = self.slice_index(home_p, idx);
+        let h = self.home(r.line);
+        let key = Self::key(h);
+        let home = self.slice_index(h.partition, h.idx);
         let near_p = r.sm % self.partitions;
+        let far = near_p != h.partition;
         match r.kind {
             ReqKind::Write | ReqKind::Atomic => {
                 // Writes and atomics are performed at the line's home (the point of coherence);
                 // a replica in the SM's partition is dropped.
+                let lookups = lookups(r);
+                self.count(r);
                 let mut t = r.t;
-                if near_p != home_p {
+                if far {
                     // The near slice passes the request on: looked up (a hit) there too, and busy
                     // for it as for any lookup.
-                    let near = self.slice_index(near_p, idx);
-                    self.slices[near].tags.invalidate(r.line);
+                    let near = self.slice_index(near_p, h.idx);
+                    self.slices[near].tags.invalidate(key);
                     self.count(r);
                     self.stats.sector_hits += lookups;
                     t = self.queue(near, t, self.busy(r));
                 }
-                let atomic = r.kind == ReqKind::Atomic;
                 let start = self.queue(home, t, self.busy(r));
-                let far = if near_p != home_p { self.far_extra } else { 0 };
-                if atomic {
-                    let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
-                    self.writeback(start, look.evicted);
+                let far = if far { self.far_extra } else { 0 };
+                if r.kind == ReqKind::Atomic {
+                    let look = self.slices[home].tags.access(key, r.sectors, true, true, 0);
+                    self.writeback(home, start, look.evicted);
                     // Same-address lanes after the first find the line there.
                     self.stats.sector_hits += look.hit.count_ones() as u64 + lookups - n as u64;
                     let data = if look.miss != 0 {
-                        let done = self.fill(start, r.line, look.miss);
-                        self.slices[home].tags.set_ready(r.line, done);
+                        self.stats.sector_misses += u64::from(look.miss.count_ones());
+                        let done = self.dram.access(start, r.line, self.bytes(look.miss), false);
+                        self.slices[home].tags.set_ready(key, done);
                         done
                     } else {
                         start.max(look.ready)
                     };
                     data.max(start + self.hit_latency) + far + self.atomic_extra
                 } else {
-                    let look = self.slices[home].tags.access(r.line, r.sectors, true, true, 0);
-                    self.writeback(start, look.evicted);
+                    let look = self.slices[home].tags.write(key, r.sectors, r.full, true);
+                    self.writeback(home, start, look.evicted);
                     self.stats.sector_hits += n as u64;
                     start + far + self.hit_latency / 2
                 }
             }
-            ReqKind::Read => {
-                if near_p != home_p {
-                    let near = self.slice_index(near_p, idx);
-                    let start = self.queue(near, r.t, self.busy(r));
-                    if self.slices[near].tags.contains(r.line, r.sectors) {
-                        let look = self.slices[near].tags.access(r.line, r.sectors, false, false, 0);
-                        self.stats.sector_hits += n as u64;
-                        return (start + self.hit_latency).max(look.ready);
-                    }
-                    // A near miss: fetch from the home partition and keep a replica near.
-                    self.stats.sector_misses += n as u64;
-                    self.count(r);
-                    let hs = self.queue(home, start, self.busy(r));
-                    let done = self.read_home(home, hs, r.line, r.sectors) + self.far_extra;
-                    let look = self.slices[near].tags.access(r.line, r.sectors, false, true, done);
-                    self.writeback(start, look.evicted);
-                    return done;
+            ReqKind::Read if far => {
+                let near = self.slice_index(near_p, h.idx);
+                let start = self.queue(near, r.t, self.busy(r));
+                let present = self.slices[near].tags.present(key);
+                if present & r.sectors == r.sectors {
+                    let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
+                    self.count_read(r.sectors, 0);
+                    return (start + self.hit_latency).max(look.ready);
                 }
+                // A near miss: fetch the missing blocks from the home partition and keep a
+                // replica near. The home lookup counts as well unless the near slice promoted.
+                // An uncounted lookup takes no request slot there (the request rate is derived
+                // from counted lookups), only its data cycles.
+                let miss = r.sectors & !present;
+                let fetch = self.promoted(miss) & !present;
+                self.count_read(r.sectors & present, fetch);
+                let counted = fetch == miss;
+                let busy = if counted { self.sector_cycles(fetch) } else { fetch.count_ones() as f64 / self.sectors_per_cycle };
+                let hs = self.queue(home, start, busy);
+                let done = self.read_home(home, hs, key, r.line, fetch, counted) + self.far_extra;
+                let look = self.slices[near].tags.access(key, fetch, false, true, done);
+                self.writeback(near, start, look.evicted);
+                done
+            }
+            ReqKind::Read => {
                 let start = self.queue(home, r.t, self.busy(r));
-                self.read_home(home, start, r.line, r.sectors)
+                self.read_home(home, start, key, r.line, r.sectors, true)
             }
         }
     }
 
-    /// A read at the home slice that already started service at `start`.
-    fn read_home(&mut self, home: usize, start: u64, line: u64, sectors: u8) -> u64 {
-        let look = self.slices[home].tags.access(line, sectors, false, true, 0);
-        self.writeback(start, look.evicted);
-        self.stats.sector_hits += look.hit.count_ones() as u64;
+    /// A read at the home slice that already started service at `start`: hits, or fetches the
+    /// missing sectors' promotion blocks from DRAM. `counted`: the lookup counts in `lts__t_*`.
+    fn read_home(&mut self, home: usize, start: u64, key: u64, line: u64, sectors: u8, counted: bool) -> u64 {
+        let present = self.slices[home].tags.present(key);
+        let hit = sectors & present;
+        let fetch = self.promoted(sectors & !present) & !present;
+        if counted {
+            self.count_read(hit, fetch);
+        }
+        let look = self.slices[home].tags.access(key, hit | fetch, false, true, 0);
+        self.writeback(home, start, look.evicted);
         let hit_done = (start + self.hit_latency).max(look.ready);
-        if look.miss == 0 {
+        if fetch == 0 {
             return hit_done;
         }
-        let done = self.fill(start, line, look.miss).max(hit_done);
-        self.slices[home].tags.set_ready(line, done);
+        let done = self.dram.access(start, line, self.bytes(fetch), false).max(hit_done);
+        self.slices[home].tags.set_ready(key, done);
         done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memsys(preset: &str) -> MemSys {
+        MemSys::new(&crate::presets::preset(preset).expect("preset"))
+    }
+
+    #[test]
+    fn placement_is_invertible_and_even() {
+        let m = memsys("hopper-h200");
+        let n = m.slices.len();
+        let mut per_slice = vec![0u32; n];
+        let first = 10 * n as u64;
+        for l in first..first + 4 * n as u64 {
+            let line = l * LINE;
+            let h = m.home(line);
+            let s = m.slice_index(h.partition, h.idx);
+            per_slice[s] += 1;
+            assert_eq!(m.line_of(s, MemSys::key(h)), line);
+            // A replica in the other partition decodes to the same line.
+            let near = m.slice_index(1 - h.partition, h.idx);
+            assert_eq!(m.line_of(near, MemSys::key(h)), line);
+        }
+        assert!(per_slice.iter().all(|&c| c == 4), "{per_slice:?}");
+    }
+
+    #[test]
+    fn promotion_widens_misses_to_aligned_blocks() {
+        let m = memsys("hopper-h200");
+        assert_eq!(m.promote, 2);
+        assert_eq!(m.promoted(0b0001), 0b0011);
+        assert_eq!(m.promoted(0b0100), 0b1100);
+        assert_eq!(m.promoted(0b1001), 0b1111);
+        assert_eq!(m.promoted(0), 0);
+    }
+
+    fn read(m: &mut MemSys, t: u64, sm: u32, line: u64, sectors: u8) -> u64 {
+        m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, red: false })
+    }
+
+    #[test]
+    fn a_one_sector_miss_fetches_its_pair_and_the_pair_then_hits() {
+        let mut m = memsys("hopper-h200");
+        // An SM in the line's home partition: one lookup per request.
+        let line = 77 * LINE;
+        let sm = m.home(line).partition;
+        read(&mut m, 0, sm, line, 0b0001);
+        assert_eq!(m.dram.bytes_read, 64);
+        assert_eq!((m.stats.sectors_read, m.stats.sector_misses), (2, 2));
+        read(&mut m, 10_000, sm, line, 0b0010);
+        assert_eq!(m.dram.bytes_read, 64);
+        assert_eq!((m.stats.sectors_read, m.stats.sector_hits), (3, 1));
+    }
+
+    #[test]
+    fn evicting_a_partial_sector_reads_it_first() {
+        // One set of 20 ways per slice.
+        let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.size_kib", "240")]).expect("config");
+        let mut m = MemSys::new(&cfg);
+        let h = m.home(0);
+        let sm = h.partition;
+        m.access(&MemReq { t: 0, sm, line: 0, sectors: 0b0001, full: 0, kind: ReqKind::Write, ops: 0, words: 0, red: false });
+        // Twenty more whole-line reads homed on the same slice evict it.
+        let same: Vec<u64> = (1..).map(|l| l * LINE).filter(|&l| { let g = m.home(l); (g.partition, g.idx) == (h.partition, h.idx) }).take(20).collect();
+        for (k, &l) in same.iter().enumerate() {
+            read(&mut m, k as u64 * 10, sm, l, 0xF);
+        }
+        assert_eq!(m.dram.bytes_written, 32);
+        // The partial sector was read back (32 B) besides the whole-line reads.
+        assert_eq!(m.dram.bytes_read, 20 * 128 + 32);
+        assert_eq!(m.stats.sectors_write, 2);
     }
 }

@@ -759,6 +759,7 @@ impl ArchConfig {
         c.cache_geometry("l1", l1.line, l1.sector, l1.assoc);
         c.positive("l1.mshrs", l1.mshrs);
         c.positive("l1.sectors_per_cycle", l1.sectors_per_cycle);
+        c.positive("l1.lines_per_cycle", l1.lines_per_cycle);
         if f.l1_caches_global {
             c.positive("l1.latency", l1.latency);
             if sm.unified_l1_kib == 0 && l1.fixed_kib == 0 {
@@ -771,6 +772,10 @@ impl ArchConfig {
         c.positive("l2.slices", l2.slices);
         c.cache_geometry("l2", l2.line, l2.sector, l2.assoc);
         c.positive("l2.partitions", l2.partitions);
+        c.pow2("l2.promotion_bytes", l2.promotion_bytes);
+        if l2.promotion_bytes < l2.sector || l2.promotion_bytes > l2.line {
+            c.fail("l2.promotion_bytes", l2.promotion_bytes, format!("must lie between l2.sector ({}) and l2.line ({})", l2.sector, l2.line));
+        }
         if l2.partitions > 0 && !l2.slices.is_multiple_of(l2.partitions) {
             c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));
         }
@@ -787,6 +792,7 @@ impl ArchConfig {
             }
             c.positive("l2.hit_latency", l2.hit_latency);
             c.positive_f("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice);
+            c.positive_f("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice);
             c.positive("l2.mshrs_per_slice", l2.mshrs_per_slice);
             c.positive_f("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice);
             c.positive_f("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice);
@@ -869,6 +875,7 @@ impl ArchConfig {
             ("l1.assoc", l1.assoc, 1024),
             ("l1.mshrs", l1.mshrs, 65536),
             ("l1.sectors_per_cycle", l1.sectors_per_cycle, 4096),
+            ("l1.lines_per_cycle", l1.lines_per_cycle, 4096),
             ("l2.size_kib", l2.size_kib, 1 << 20),
             ("l2.slices", l2.slices, 4096),
             ("l2.line", l2.line, 4096),
@@ -892,6 +899,7 @@ impl ArchConfig {
         c.within_f("dram.bandwidth_gbs", d.bandwidth_gbs, 1.0, 1e6);
         for (key, v) in [
             ("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice),
+            ("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice),
             ("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice),
             ("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice),
         ] {

@@ -981,7 +981,7 @@ impl Sm {
                 let bit = 1u8 << ((a % 128) / 32);
                 match txns.iter_mut().position(|t| t.line == line) {
                     Some(i) => txns[i].sectors |= bit,
-                    None => txns.push(Txn { line, sectors: bit }),
+                    None => txns.push(Txn { line, sectors: bit, bytes: 0 }),
                 }
             }
             for t in &txns {
@@ -1002,9 +1002,11 @@ impl Sm {
             }
         }
         // L1 data path throughput.
+        // L1 tag and data stages: one lookup per line touched, the sectors at the data rate.
         let spc = cfg.l1.sectors_per_cycle.max(1) as u64;
+        let lines = (txns.len() as u64).div_ceil(cfg.l1.lines_per_cycle.max(1) as u64);
         let l1_start = self.l1_free.max(now);
-        self.l1_free = l1_start + sectors.div_ceil(spc).max(1);
+        self.l1_free = l1_start + sectors.div_ceil(spc).max(lines).max(1);
         let cacheable = !atomic && (local || (self.l1_caches_global && !cache_cg));
         let needs_data = !write || atomic;
         let mut ready = l1_start + cfg.l1.latency as u64;
@@ -1041,7 +1043,7 @@ impl Sm {
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
             if miss != 0 {
-                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
+                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: t.full_sectors(), kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
                 self.outbox.push(OutReq { req, token: if needs_data { token } else { None } });
                 reqs += 1;
             } else if let Some(tk) = token {
@@ -1157,7 +1159,7 @@ impl Sm {
                     }
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
-                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, kind, ops: 0, words: 0, red: false };
+                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, red: false };
                         self.outbox.push(OutReq { req, token: Some(t) });
                     }
                 }
