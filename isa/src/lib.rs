@@ -23,6 +23,7 @@ pub mod program;
 pub mod schedule;
 pub mod stats;
 pub mod types;
+pub mod unroll;
 mod validate;
 
 pub use error::{utf8, PtxError};

@@ -187,7 +187,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
     // Bodies.
     for (i, f) in funcs.iter().enumerate() {
         if i == 0 || f.kind == FuncKind::Func {
-            lw.function(i as u32, f)?;
+            lw.function(i as u32, &crate::unroll::function(f))?;
         }
     }
     lw.resolve_labels()?;

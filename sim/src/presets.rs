@@ -995,7 +995,9 @@ mod tests {
         assert!((32..=41).contains(&c.l1.latency), "L1 {}", c.l1.latency);
         assert!((260..=290).contains(&c.l2.hit_latency), "L2 {}", c.l2.hit_latency);
         assert!((480..=670).contains(&c.dram.latency), "DRAM {}", c.dram.latency);
-        assert_eq!(c.smem.latency, 29);
+        // Calibrated on smem_stride_1, whose launch and stores move it a little: within two
+        // cycles of the literature's 28.6–29.9.
+        assert!((27..=31).contains(&c.smem.latency), "shared {}", c.smem.latency);
         assert_eq!((c.smem.banks, c.smem.bank_bytes), (32, 4));
         assert_eq!(c.pipes.fp32.latency, 4);
         assert_eq!(c.pipes.fp64.latency, 8);
@@ -1191,7 +1193,7 @@ mod tests {
             assert!(keys.contains(&k), "missing {k} in {keys:?}");
         }
         assert!(!keys.contains(&"sm.count"), "{keys:?}");
-        assert!(!keys.contains(&"smem.latency"), "{keys:?}");
+        assert!(!keys.contains(&"smem.banks"), "{keys:?}");
         assert!(d.iter().any(|(k, a, b)| k == "l2.size_kib" && a == "51200" && b == "61440"), "{d:?}");
         assert!(diff(&preset("hopper-h200").unwrap(), &preset("hopper-h200").unwrap()).is_empty());
     }
