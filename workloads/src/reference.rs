@@ -308,6 +308,8 @@ pub fn references() -> &'static [Reference] {
             => |c| bin_add(c, "bins", |_| 1, |_, v| int(v) as usize);
         "atomic_bins": "counters[i mod nbins] += in[i]", in ["in"], out ["counters"], timing [], scalars ["nbins"], params []
             => |c| { let nb = c.scalar_int("nbins")?.max(1) as usize; bin_add(c, "counters", int, |i, _| i % nb) };
+        "atomic_lines": "counters[(i mod nlines) * 32] += in[i]", in ["in"], out ["counters"], timing [], scalars ["nlines"], params []
+            => |c| { let nl = c.scalar_int("nlines")?.max(1) as usize; bin_add(c, "counters", int, |i, _| (i % nl) * 32) };
         "block_scan": "out = inclusive prefix sums of in restarted every `chunk` elements", in ["in"], out ["out"],
             timing [], scalars [], params ["chunk"] => block_scan;
         "spmv_csr": "y = A x for CSR (row_ptr, col_idx, vals), f64", in ["row_ptr", "col_idx", "vals", "x"], out ["y"],

@@ -354,6 +354,17 @@ fn atomic_bins() {
 }
 
 #[test]
+fn atomic_lines() {
+    // Two lines of 32 words: updates land on word 0 of each, the rest stay zero.
+    let t = tiny("atomic_lines")
+        .input("in", U32, &[1.0, 2.0, 3.0, 4.0, 5.0])
+        .output("counters", U32, 64);
+    let mut want = vec![0.0; 64];
+    (want[0], want[32]) = (9.0, 6.0);
+    same(t.scalar("nlines", S32, 2.0).expect("counters"), &want);
+}
+
+#[test]
 fn block_scan() {
     let t = tiny("block_scan")
         .input("in", S32, &[1.0, 2.0, 3.0, 4.0, 5.0])

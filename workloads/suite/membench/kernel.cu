@@ -80,6 +80,24 @@ extern "C" __global__ void red_bins(const u32* in, u32* counters, int n, int nbi
         atomicAdd(&counters[i % nbins], in[i]);
 }
 
+// red_lines / atom_lines: counters[(i % nlines) * 32] += in[i]: every lane of a warp updates its
+// own 128-byte line (one word each) for nlines >= 32, so a slice's atomic unit sees one-word
+// requests; nlines sweeps how many lines (and slices) share the 1 Mi updates. atom_lines uses
+// the old value (ATOM, not RED): a flag nobody sets unless a counter wraps.
+extern "C" __global__ void red_lines(const u32* in, u32* counters, int n, int nlines)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&counters[(i % nlines) * 32], in[i]);
+}
+
+extern "C" __global__ void atom_lines(const u32* in, u32* counters, u32* flag, int n, int nlines)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32 old = atomicAdd(&counters[(i % nlines) * 32], in[i]);
+        if (old == 0xFFFFFFFFu) flag[0] = 1;
+    }
+}
+
 // atomic_ticket: the returned old value is used (atom.global.add.u32): update i takes ticket
 // t = atomicAdd(&counters[b], 1), b = i % nbins, and writes b + 1 to out[b + t * nbins]. Whatever
 // the order, the tickets of counter b are 0 .. count_b - 1, so out[j] = j % nbins + 1 for j < n.
