@@ -230,9 +230,9 @@ pub struct L2 {
     /// Atomic operations on one address per cycle per slice: same-address updates serialize
     /// at this rate (count).
     pub atomics_per_cycle_per_slice: f64,
-    /// Distinct words of one line a slice updates per cycle when a request's lanes hit
-    /// different addresses (count).
-    pub atomic_words_per_cycle_per_slice: f64,
+    /// Least cycles between two atomic requests to one line (its read-modify-write), whatever
+    /// their words; other lines of the slice proceed meanwhile (cycles).
+    pub atomic_request_cycles: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -795,7 +795,7 @@ impl ArchConfig {
             c.positive_f("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice);
             c.positive("l2.mshrs_per_slice", l2.mshrs_per_slice);
             c.positive_f("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice);
-            c.positive_f("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice);
+            c.positive_f("l2.atomic_request_cycles", l2.atomic_request_cycles);
         }
 
         // DRAM
@@ -901,7 +901,7 @@ impl ArchConfig {
             ("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice),
             ("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice),
             ("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice),
-            ("l2.atomic_words_per_cycle_per_slice", l2.atomic_words_per_cycle_per_slice),
+            ("l2.atomic_request_cycles", l2.atomic_request_cycles),
         ] {
             c.within_f(key, v, 1e-3, 1e4);
         }

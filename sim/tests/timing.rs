@@ -72,7 +72,7 @@ fn cfg() -> ArchConfig {
             requests_per_cycle_per_slice: 1.0,
             mshrs_per_slice: 256,
             atomics_per_cycle_per_slice: 1.0,
-            atomic_words_per_cycle_per_slice: 8.0,
+            atomic_request_cycles: 4.0,
         },
         dram: Dram { channels: 48, banks: 16, row_bytes: 2048, bandwidth_gbs: 4000.0, latency: 600, row_miss_penalty: 40 },
         coalescing: Coalescing::Sectors,

@@ -85,7 +85,7 @@ pub const KNOBS: [Knob; 14] = [
     Knob { key: "dram.latency", lo: 500.0, hi: 2000.0, integer: true, workloads: &["chase_dram"] },
     Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, integer: false, workloads: &["stream_copy_vec4"] },
     Knob { key: "l2.atomics_per_cycle_per_slice", lo: 0.02, hi: 8.0, integer: false, workloads: &["atomic_global_1"] },
-    Knob { key: "l2.atomic_words_per_cycle_per_slice", lo: 0.25, hi: 64.0, integer: false, workloads: &["atomic_global_32"] },
+    Knob { key: "l2.atomic_request_cycles", lo: 0.25, hi: 64.0, integer: false, workloads: &["atomic_global_32"] },
     Knob { key: "misc.dsmem_latency", lo: 20.0, hi: 2000.0, integer: true, workloads: &["dsmem_latency"] },
     Knob { key: "misc.mbarrier_latency", lo: 1.0, hi: 400.0, integer: true, workloads: &["mbarrier_trywait"] },
     Knob { key: "misc.tma_latency", lo: 1.0, hi: 2000.0, integer: true, workloads: &["tma_latency"] },
