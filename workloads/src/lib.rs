@@ -18,6 +18,7 @@ pub mod ptx;
 mod reference;
 mod reference_blind;
 mod reference_blind3;
+mod reference_blind4;
 mod reference_membench;
 mod reference_hopper;
 pub mod rng;

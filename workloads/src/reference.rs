@@ -15,6 +15,7 @@ use crate::dtype::{DType, Value};
 use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
 use crate::reference_blind3 as blind3;
+use crate::reference_blind4 as blind4;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
 
@@ -388,6 +389,20 @@ pub fn references() -> &'static [Reference] {
             in ["row_ptr", "col_idx", "level"], out ["level", "next"], timing [], scalars ["n", "cur"], params [] => blind3::bfs_level;
         "srad_coeffs": "dN, dS, dW, dE (neighbour differences, edges clamped) and the SRAD diffusion coefficient c in [0, 1] of J, f64",
             in ["J"], out ["dN", "dS", "dW", "dE", "c"], timing [], scalars ["rows", "cols", "q0sqr"], params [] => blind3::srad_coeffs;
+        "col_dots": "s = A^T r (A nrows x ncols, row-major), f32 fmaf(r[i], A[i][j], acc) down each column from 0",
+            in ["A", "r"], out ["s"], timing [], scalars ["nrows", "ncols"], params [] => blind4::col_dots;
+        "window_gather": "out[i] = table[(i / per_window) * window + local[i]] for i < n",
+            in ["local", "table", "out"], out ["out"], timing [], scalars ["n", "per_window", "window"], params [] => blind4::window_gather;
+        "stencil7_3d": "out = c0*in + c1*(6 neighbours) inside the nx x ny x nz grid, in on its faces, f32",
+            in ["in"], out ["out"], timing [], scalars ["nx", "ny", "nz", "c0", "c1"], params [] => blind4::stencil7_3d;
+        "keyed_sum": "bins[keys[i]] += w[i] for i < n (f64 sums from bins' initial values)",
+            in ["keys", "w", "bins"], out ["bins"], timing [], scalars ["n"], params [] => blind4::keyed_sum;
+        "slot_max": "maxes[i % nslots] = max(maxes[i % nslots], vals[i]) for i < n (f32)",
+            in ["vals", "maxes"], out ["maxes"], timing [], scalars ["n", "nslots"], params [] => blind4::slot_max;
+        "aos_field_axpy": "p[4i+3] = fmaf(p[4i], dt, p[4i+3]) for i < n (struct {x, y, z, w}: w += x*dt), the rest unchanged",
+            in ["p"], out ["p"], timing [], scalars ["n", "dt"], params [] => blind4::aos_field_axpy;
+        "row_l2_normalize": "out = in * (1 / sqrt(row sum of squares)) per cols-element row (f32)",
+            in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => blind4::row_l2_normalize;
         "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",
             in ["in", "out"], out ["out"], timing [], scalars ["n", "stride"], params [] => membench::strided_store;
         "walk_sum": "out[t] = u32 sum over k < len of a[(t % m)*s0 + (t / m)*s1 + k*ks], t < threads (row / column walks)",

@@ -1108,3 +1108,99 @@ fn line_sweep_sums_grid_stride_lines() {
         .collect();
     same(t.expect("out"), &want);
 }
+
+// --- blind4 ------------------------------------------------------------------------------------
+
+#[test]
+fn col_dots() {
+    // [1 2; 3 4; 5 7]ᵀ [1 -1 2] = [1 - 3 + 10, 2 - 4 + 14] = [8 12]
+    let t = tiny("col_dots")
+        .input("A", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
+        .input("r", F32, &[1.0, -1.0, 2.0])
+        .output("s", F32, 2)
+        .scalar("nrows", S32, 3.0)
+        .scalar("ncols", S32, 2.0);
+    same(t.expect("s"), &[8.0, 12.0]);
+    // an fmaf chain down the column: 2^24 + 1 + 1 rounds to 2^24 twice
+    let t = tiny("col_dots")
+        .input("A", F32, &[16_777_216.0, 1.0, 1.0])
+        .input("r", F32, &[1.0, 1.0, 1.0])
+        .output("s", F32, 1)
+        .scalar("nrows", S32, 3.0)
+        .scalar("ncols", S32, 1.0);
+    same(t.expect("s"), &[16_777_216.0]);
+}
+
+#[test]
+fn window_gather() {
+    // windows of 4 words, 2 reads per window: out[i] = table[(i / 2) * 4 + local[i]]
+    let t = tiny("window_gather")
+        .input("local", DType::U16, &[3.0, 0.0, 1.0, 1.0, 2.0])
+        .input("table", U32, &(0..12).map(|v| (v * 10) as f64).collect::<Vec<_>>())
+        .output("out", U32, 6)
+        .scalar("n", S32, 5.0)
+        .scalar("per_window", S32, 2.0)
+        .scalar("window", S32, 4.0);
+    same(t.expect("out"), &[30.0, 0.0, 50.0, 50.0, 100.0, 0.0]);
+}
+
+#[test]
+fn stencil7_3d() {
+    // 3 x 3 x 3 grid of k (its index): the one interior cell (13) has neighbours 12 + 14 + 10 +
+    // 16 + 4 + 22 = 78, so 0.5 * 13 + 0.25 * 78 = 26; every face cell is copied
+    let vals: Vec<f64> = (0..27).map(|k| k as f64).collect();
+    let t = tiny("stencil7_3d")
+        .input("in", F32, &vals)
+        .output("out", F32, 27)
+        .scalar("nx", S32, 3.0)
+        .scalar("ny", S32, 3.0)
+        .scalar("nz", S32, 3.0)
+        .scalar("c0", F32, 0.5)
+        .scalar("c1", F32, 0.25);
+    let mut want = vals.clone();
+    want[13] = 26.0;
+    same(t.expect("out"), &want);
+}
+
+#[test]
+fn keyed_sum() {
+    let t = tiny("keyed_sum")
+        .input("keys", U32, &[1.0, 0.0, 1.0, 2.0, 1.0])
+        .input("w", F32, &[1.5, 2.0, 3.0, 4.0, 100.0])
+        .inout("bins", F32, &[10.0, 0.0, 0.0])
+        .scalar("n", S32, 4.0);
+    same(t.expect("bins"), &[12.0, 4.5, 4.0]);
+}
+
+#[test]
+fn slot_max() {
+    let t = tiny("slot_max")
+        .input("vals", F32, &[3.0, 1.0, 7.0, -2.0, 5.0, 9.0])
+        .inout("maxes", F32, &[4.0, -5.0])
+        .scalar("n", S32, 5.0)
+        .scalar("nslots", S32, 2.0);
+    // slot 0: max(4, 3, 7, 5) = 7; slot 1: max(-5, 1, -2) = 1 (vals[5] is past n)
+    same(t.expect("maxes"), &[7.0, 1.0]);
+}
+
+#[test]
+fn aos_field_axpy() {
+    // two structs {x, y, z, w}: w += x * dt for the first only (n = 1)
+    let t = tiny("aos_field_axpy")
+        .inout("p", F32, &[2.0, 7.0, 8.0, 1.0, 4.0, 5.0, 6.0, 3.0])
+        .scalar("n", S32, 1.0)
+        .scalar("dt", F32, 0.5);
+    same(t.expect("p"), &[2.0, 7.0, 8.0, 2.0, 4.0, 5.0, 6.0, 3.0]);
+}
+
+#[test]
+fn row_l2_normalize() {
+    // rows [3 4] (norm 5) and [0 -2] (norm 2)
+    let t = tiny("row_l2_normalize")
+        .input("in", F32, &[3.0, 4.0, 0.0, -2.0])
+        .output("out", F32, 4)
+        .scalar("rows", S32, 2.0)
+        .scalar("cols", S32, 2.0);
+    let inv5 = 1.0f32 / 5.0;
+    same(t.expect("out"), &[(3.0 * inv5) as f64, (4.0 * inv5) as f64, 0.0, -1.0]);
+}
