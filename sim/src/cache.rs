@@ -8,6 +8,9 @@
 //! byte-masked write-allocate): a later write may complete it, a read must fetch it (the fill
 //! merges under the written bytes), and evicting it is a read-modify-write at the next level.
 //!
+//! A cache may limit the ways of a set that hold partial lines (the H200's L2 keeps about 9 MiB of
+//! them: [`SectorCache::with_partial_ways`]).
+//!
 //! Sets are chosen by adding folded upper bits of the line number (not XOR), so that every
 //! aligned run of `sets` consecutive lines covers every set exactly once: a contiguous footprint
 //! spreads evenly, as the hardware's address hashes do, while power-of-two strides still fold
@@ -54,6 +57,8 @@ pub struct Evicted {
 pub struct SectorCache {
     sets: u64,
     assoc: usize,
+    /// Ways of a set that may hold lines with partial sectors.
+    partial_ways: usize,
     line: u64,
     lines: Vec<Line>,
     tick: u64,
@@ -67,10 +72,18 @@ impl SectorCache {
         SectorCache {
             sets,
             assoc,
+            partial_ways: assoc,
             line: line.max(1) as u64,
             lines: vec![Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 }; sets as usize * assoc],
             tick: 0,
         }
+    }
+
+    /// Limits the ways of each set that may hold partially written lines (at least one): a
+    /// partial write beyond it first writes back the set's least recently used partial line.
+    pub fn with_partial_ways(mut self, ways: u32) -> SectorCache {
+        self.partial_ways = (ways.max(1) as usize).min(self.assoc);
+        self
     }
 
     pub fn capacity(&self) -> u64 {
@@ -108,6 +121,29 @@ impl SectorCache {
         self.tick += 1;
         let set = self.set_of(line_addr);
         let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
+        let partial_lines = ways.iter().filter(|l| l.partial != 0).count();
+        let makes_partial = |l: Option<&Line>| match full {
+            Some(full) => l.map_or(0, |l| l.partial) == 0 && sectors & !full & !l.map_or(0, |l| l.valid) != 0,
+            None => false,
+        };
+        let own = ways.iter().position(|l| l.tag == line_addr);
+        // Over the partial-line limit: the least recently used other partial line is written
+        // back (read-modify-write) and dropped, or becomes the victim of an allocation.
+        let over = makes_partial(own.map(|k| &ways[k])) && partial_lines >= self.partial_ways;
+        if over && own.is_some() {
+            let k = (0..ways.len()).filter(|&k| ways[k].partial != 0).min_by_key(|&k| ways[k].lru).expect("partial lines exist");
+            let l = ways[k];
+            ways[k] = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
+            let look = self.lookup_in(set, line_addr, sectors, full, allocate, fill_ready, false);
+            return Lookup { evicted: Some(Evicted { line: l.tag, dirty: l.dirty, partial: l.partial }), ..look };
+        }
+        self.lookup_in(set, line_addr, sectors, full, allocate, fill_ready, over)
+    }
+
+    /// `lookup` in its set; `partial_victim`: an allocation evicts the LRU partial line.
+    #[allow(clippy::too_many_arguments)]
+    fn lookup_in(&mut self, set: usize, line_addr: u64, sectors: u8, full: Option<u8>, allocate: bool, fill_ready: u64, partial_victim: bool) -> Lookup {
+        let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
         if let Some(l) = ways.iter_mut().find(|l| l.tag == line_addr) {
             l.lru = self.tick;
             let complete = l.valid & !l.partial;
@@ -134,8 +170,13 @@ impl SectorCache {
         if !allocate {
             return Lookup { hit: 0, miss: sectors, ready: 0, evicted: None };
         }
-        // Victim: an invalid way, else the least recently used.
-        let victim = ways.iter_mut().min_by_key(|l| if l.tag == INVALID { 0 } else { l.lru + 1 }).expect("assoc ≥ 1");
+        // Victim: an invalid way, else the least recently used (of the partial lines when
+        // their limit is reached).
+        let victim = ways
+            .iter_mut()
+            .filter(|l| !partial_victim || l.partial != 0)
+            .min_by_key(|l| if l.tag == INVALID { 0 } else { l.lru + 1 })
+            .expect("assoc ≥ 1; partial lines exist when over their limit");
         let evicted = (victim.tag != INVALID && victim.dirty != 0).then_some(Evicted { line: victim.tag, dirty: victim.dirty, partial: victim.partial });
         let (dirty, partial) = match full {
             Some(full) => (sectors, sectors & !full),
@@ -221,6 +262,24 @@ mod tests {
         c.write(512, 1, 0, true);
         c.write(512, 1, 1, true);
         assert_eq!(c.present(512), 1);
+    }
+
+    #[test]
+    fn partial_lines_beyond_their_ways_are_written_back() {
+        // One set of four ways, at most two partial lines.
+        let mut c = SectorCache::new(512, 128, 4).with_partial_ways(2);
+        c.write(0, 1, 0, true);
+        c.write(128, 1, 0, true);
+        // A third partial line takes the LRU partial line's way.
+        let r = c.write(256, 1, 0, true);
+        assert_eq!(r.evicted, Some(Evicted { line: 0, dirty: 1, partial: 1 }));
+        // A whole-sector write is not limited.
+        assert_eq!(c.write(384, 1, 1, true).evicted, None);
+        // A resident complete line turning partial writes back the LRU partial line (128).
+        c.access(0, 2, false, true, 0);
+        let r = c.write(0, 4, 0, true);
+        assert_eq!(r.evicted, Some(Evicted { line: 128, dirty: 1, partial: 1 }));
+        assert!(c.contains(0, 2) && !c.contains(128, 1));
     }
 
     #[test]

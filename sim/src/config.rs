@@ -212,6 +212,10 @@ pub struct L2 {
     pub line: u32,
     pub sector: u32,
     pub assoc: u32,
+    /// Ways of each set that may hold lines with partially written sectors; a partial write
+    /// beyond them writes back the set's least recently used partial line (ways; `assoc`: no
+    /// limit).
+    pub partial_ways: u32,
     /// Aligned block a read miss fetches from DRAM and fills around each missing sector
     /// (bytes; the sector size: no promotion).
     pub promotion_bytes: u32,

@@ -138,7 +138,7 @@ impl MemSys {
         let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
         let sector = l2.sector.max(1) as u64;
         MemSys {
-            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, LINE as u32, l2.assoc), free: 0.0 }).collect(),
+            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways), free: 0.0 }).collect(),
             partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),

@@ -773,6 +773,9 @@ impl ArchConfig {
         c.cache_geometry("l2", l2.line, l2.sector, l2.assoc);
         c.positive("l2.partitions", l2.partitions);
         c.pow2("l2.promotion_bytes", l2.promotion_bytes);
+        if l2.partial_ways == 0 || l2.partial_ways > l2.assoc {
+            c.fail("l2.partial_ways", l2.partial_ways, format!("must lie between 1 and l2.assoc ({})", l2.assoc));
+        }
         if l2.promotion_bytes < l2.sector || l2.promotion_bytes > l2.line {
             c.fail("l2.promotion_bytes", l2.promotion_bytes, format!("must lie between l2.sector ({}) and l2.line ({})", l2.sector, l2.line));
         }

@@ -64,6 +64,7 @@ fn cfg() -> ArchConfig {
             line: 128,
             sector: 32,
             assoc: 16,
+            partial_ways: 16,
             promotion_bytes: 64,
             hit_latency: 263,
             far_extra_latency: 200,

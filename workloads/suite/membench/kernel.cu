@@ -98,6 +98,20 @@ extern "C" __global__ void atom_lines(const u32* in, u32* counters, u32* flag, i
     }
 }
 
+// red_f32_bins / red_f32_lines: the same reductions on f32 (`red.global.add.f32`), whose adds
+// the L2 may apply differently from integer ones. Inputs are small integers: exact sums.
+extern "C" __global__ void red_f32_bins(const float* in, float* counters, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&counters[i % nbins], in[i]);
+}
+
+extern "C" __global__ void red_f32_lines(const float* in, float* counters, int n, int nlines)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&counters[(i % nlines) * 32], in[i]);
+}
+
 // atomic_ticket: the returned old value is used (atom.global.add.u32): update i takes ticket
 // t = atomicAdd(&counters[b], 1), b = i % nbins, and writes b + 1 to out[b + t * nbins]. Whatever
 // the order, the tickets of counter b are 0 .. count_b - 1, so out[j] = j % nbins + 1 for j < n.
