@@ -99,6 +99,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
             params: Vec::new(),
             param_bytes: 0,
             static_smem: 0,
+            dynamic_smem_base: 0,
             directives: KernelDirectives::default(),
             blocks: Vec::new(),
             reconv: Vec::new(),
@@ -779,7 +780,9 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.prog.static_smem = off;
-        let dyn_base = align_up(off, 16);
+        let align = self.prog.symbols.iter().filter(|s| s.kind == SymKind::DynShared).map(|s| s.align as u64).fold(16, u64::max);
+        let dyn_base = align_up(off, align);
+        self.prog.dynamic_smem_base = dyn_base;
         for s in self.prog.symbols.iter_mut().filter(|s| s.kind == SymKind::DynShared) {
             s.offset = dyn_base;
         }

@@ -114,8 +114,11 @@ pub struct Program {
     /// Kernel parameter symbols in order, and the parameter buffer size.
     pub params: Vec<u32>,
     pub param_bytes: u64,
-    /// Static shared memory bytes (the dynamic region starts here, aligned to 16).
+    /// Static shared memory bytes.
     pub static_smem: u64,
+    /// Where the dynamic region starts: after the static variables, at the largest alignment an
+    /// `.extern .shared` declaration asks for (at least 16).
+    pub dynamic_smem_base: u64,
     pub directives: KernelDirectives,
     pub blocks: Vec<Block>,
     /// Reconvergence instruction index per instruction (meaningful for branches and calls):

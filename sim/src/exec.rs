@@ -357,7 +357,8 @@ impl Ctx<'_, '_> {
             },
             s => (s, addr),
         };
-        if n > 1 && addr % n != 0 {
+        // Natural alignment up to 16 bytes; bulk copies (larger) need 16-byte alignment.
+        if n > 1 && addr % n.min(16) != 0 {
             let sp = match space {
                 Space::Global | Space::Const => "global",
                 Space::Shared | Space::SharedCluster => "shared",

@@ -124,7 +124,7 @@ impl Kernel {
         if (params.len() as u64) < prog.param_bytes {
             return bad(format!("parameter buffer has {} bytes, the kernel takes {}", params.len(), prog.param_bytes));
         }
-        let smem = prog.static_smem.div_ceil(16) * 16 + dims.dynamic_smem as u64;
+        let smem = prog.dynamic_smem_base + dims.dynamic_smem as u64;
         let Ok(smem_bytes) = u32::try_from(smem) else {
             return bad(format!("{smem} bytes of shared memory per block"));
         };
