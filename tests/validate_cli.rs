@@ -21,6 +21,15 @@ fn gpu_run_without_a_driver_fails_cleanly() {
 }
 
 #[test]
+fn self_check_passes_tensor_map_workloads() {
+    // The dry run's device is the simulator, whose tensor-map bytes are the ones to compare.
+    let out = warpsim(&["validate", "self-check", "--workloads", "tma_copy_double,tma_multicast"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("2 PASS, 0 FAIL, 0 not checked, 0 errors"), "{stdout}");
+}
+
+#[test]
 fn self_check_then_merge() {
     let dir = std::env::temp_dir().join(format!("warpsim-validate-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -16,7 +16,7 @@ use warpsim_workloads::{CheckReport, CheckStatus, Workload};
 
 use crate::dataset::{utc_date, Dataset, DeviceInfo, Method, OutputRecord, RefStatus, WorkloadRecord, SCHEMA_VERSION};
 use crate::error::{chain, Error};
-use crate::params::{ParamLayout, TENSOR_MAP_BYTES};
+use crate::params::ParamLayout;
 
 /// SM count the simulator's functional run is given (outputs do not depend on it).
 const SIM_SMS: u32 = 132;
@@ -292,11 +292,11 @@ impl Device for DryRun {
     /// before `cuTensorMapEncodeTiled`), then returns the simulator's functional outputs.
     fn run(&mut self, w: &Workload, layout: &ParamLayout, _reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure> {
         let fail = |error: Error| DeviceFailure { launched: false, error };
+        // The simulator is the device here, so its encoding stands in for the driver's (the
+        // bytes of a real `CUtensorMap` are the driver's own and differ).
         let mut encode = |tm: &warpsim_workloads::TensorMap, addr: u64| {
             crate::gpu::TensorMapArgs::new(&w.manifest.name, tm)?;
-            let mut bytes = [0u8; TENSOR_MAP_BYTES];
-            bytes[..8].copy_from_slice(&addr.to_le_bytes());
-            Ok(bytes)
+            warpsim_sim::launch::encode_tensor_map(tm, addr).map_err(|message| Error::Workload { workload: w.manifest.name.clone(), message })
         };
         let prepared = warpsim_sim::launch::prepare(w, SIM_SMS).map_err(|e| fail(e.into()))?;
         let addrs: Vec<u64> = prepared.buffers.iter().map(|b| b.1).collect();
