@@ -9,7 +9,9 @@
 //! merges under the written bytes), and evicting it is a read-modify-write at the next level.
 //!
 //! A cache may limit the ways of a set that hold partial lines (the H200's L2 keeps about 9 MiB of
-//! them: [`SectorCache::with_partial_ways`]).
+//! them: [`SectorCache::with_partial_ways`]), and may fill a read miss in aligned blocks of
+//! sectors larger than one (the H200's L2 promotes a missing sector to its 64-byte pair:
+//! [`SectorCache::with_fill_block`]).
 //!
 //! Sets are chosen by adding folded upper bits of the line number (not XOR), so that every
 //! aligned run of `sets` consecutive lines covers every set exactly once: a contiguous footprint
@@ -30,6 +32,17 @@ struct Line {
 }
 
 const INVALID: u64 = u64::MAX;
+
+/// One lookup: the line, its sectors, for a write the sectors it writes completely, whether a
+/// miss allocates, and when a fill completes.
+#[derive(Debug, Clone, Copy)]
+struct Op {
+    line: u64,
+    sectors: u8,
+    full: Option<u8>,
+    allocate: bool,
+    fill_ready: u64,
+}
 
 /// What a lookup found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,9 +72,17 @@ pub struct SectorCache {
     assoc: usize,
     /// Ways of a set that may hold lines with partial sectors.
     partial_ways: usize,
+    /// Sectors a read miss fills together (aligned; 1: each its own).
+    fill_block: u32,
     line: u64,
     lines: Vec<Line>,
     tick: u64,
+}
+
+/// `sectors` widened to the aligned blocks of `g` sectors they touch.
+fn widen(g: u32, sectors: u8) -> u8 {
+    let block = ((1u16 << g) - 1) as u8;
+    (0..8 / g).map(|b| block << (b * g)).filter(|m| sectors & m != 0).fold(0, |a, m| a | m)
 }
 
 impl SectorCache {
@@ -73,6 +94,7 @@ impl SectorCache {
             sets,
             assoc,
             partial_ways: assoc,
+            fill_block: 1,
             line: line.max(1) as u64,
             lines: vec![Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 }; sets as usize * assoc],
             tick: 0,
@@ -86,6 +108,19 @@ impl SectorCache {
         self
     }
 
+    /// Fills read misses in aligned blocks of `sectors` sectors (a power of two, at most 8): a
+    /// read's `miss` is then every absent sector of the blocks its missing sectors fall in.
+    pub fn with_fill_block(mut self, sectors: u32) -> SectorCache {
+        self.fill_block = sectors.clamp(1, 8);
+        self
+    }
+
+    /// The sectors widened to their aligned fill blocks.
+    #[cfg(test)]
+    fn widen(&self, sectors: u8) -> u8 {
+        widen(self.fill_block, sectors)
+    }
+
     pub fn capacity(&self) -> u64 {
         self.sets * self.assoc as u64 * self.line
     }
@@ -96,79 +131,82 @@ impl SectorCache {
         (l.wrapping_add(l / self.sets).wrapping_add(l / self.sets / self.sets) % self.sets) as usize
     }
 
-    /// The sectors of a line a read would find (valid and complete); 0 when absent.
-    pub fn present(&self, line_addr: u64) -> u8 {
-        let set = self.set_of(line_addr);
-        self.lines[set * self.assoc..(set + 1) * self.assoc].iter().find(|l| l.tag == line_addr).map_or(0, |l| l.valid & !l.partial)
-    }
-
     /// Looks up `sectors` of the line at `line_addr` at time `now`. With `allocate`, missing
     /// sectors are installed with their fill completing at `fill_ready` (set later with
     /// [`SectorCache::set_ready`] when unknown); `write` marks the sectors dirty, all of their
-    /// bytes written (see [`SectorCache::write`] for byte-masked writes).
+    /// bytes written (see [`SectorCache::write`] for byte-masked writes). A read's `miss` is
+    /// widened to the fill block, and so is what it installs.
     pub fn access(&mut self, line_addr: u64, sectors: u8, write: bool, allocate: bool, fill_ready: u64) -> Lookup {
-        self.lookup(line_addr, sectors, write.then_some(sectors), allocate, fill_ready)
+        self.lookup(Op { line: line_addr, sectors, full: write.then_some(sectors), allocate, fill_ready })
     }
 
     /// A write of `sectors`, of which `full` have every byte written; the others become partial
     /// unless already present.
     pub fn write(&mut self, line_addr: u64, sectors: u8, full: u8, allocate: bool) -> Lookup {
-        self.lookup(line_addr, sectors, Some(full & sectors), allocate, 0)
+        self.lookup(Op { line: line_addr, sectors, full: Some(full & sectors), allocate, fill_ready: 0 })
     }
 
-    /// `full`: a write, with the sectors it writes completely.
-    fn lookup(&mut self, line_addr: u64, sectors: u8, full: Option<u8>, allocate: bool, fill_ready: u64) -> Lookup {
+    fn lookup(&mut self, op: Op) -> Lookup {
         self.tick += 1;
-        let set = self.set_of(line_addr);
-        let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
-        let partial_lines = ways.iter().filter(|l| l.partial != 0).count();
-        let makes_partial = |l: Option<&Line>| match full {
-            Some(full) => l.map_or(0, |l| l.partial) == 0 && sectors & !full & !l.map_or(0, |l| l.valid) != 0,
-            None => false,
-        };
-        let own = ways.iter().position(|l| l.tag == line_addr);
-        // Over the partial-line limit: the least recently used other partial line is written
-        // back (read-modify-write) and dropped, or becomes the victim of an allocation.
-        let over = makes_partial(own.map(|k| &ways[k])) && partial_lines >= self.partial_ways;
-        if over && own.is_some() {
-            let k = (0..ways.len()).filter(|&k| ways[k].partial != 0).min_by_key(|&k| ways[k].lru).expect("partial lines exist");
-            let l = ways[k];
-            ways[k] = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
-            let look = self.lookup_in(set, line_addr, sectors, full, allocate, fill_ready, false);
-            return Lookup { evicted: Some(Evicted { line: l.tag, dirty: l.dirty, partial: l.partial }), ..look };
+        let base = self.set_of(op.line) * self.assoc;
+        let ways = &mut self.lines[base..base + self.assoc];
+        let own = ways.iter().position(|l| l.tag == op.line);
+        let mut partial_victim = false;
+        if let (Some(full), true) = (op.full, self.partial_ways < self.assoc) {
+            let (partial, valid) = own.map_or((0, 0), |k| (ways[k].partial, ways[k].valid));
+            let makes_partial = partial == 0 && op.sectors & !full & !valid != 0;
+            // Over the partial-line limit: the least recently used other partial line is
+            // written back (read-modify-write) and dropped, or becomes the victim of an
+            // allocation.
+            if makes_partial && ways.iter().filter(|l| l.partial != 0).count() >= self.partial_ways {
+                if own.is_none() {
+                    partial_victim = true;
+                } else {
+                    let k = (0..ways.len()).filter(|&k| ways[k].partial != 0).min_by_key(|&k| ways[k].lru).expect("partial lines exist");
+                    let l = ways[k];
+                    ways[k] = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
+                    let look = self.lookup_in(base, own, op, false);
+                    return Lookup { evicted: Some(Evicted { line: l.tag, dirty: l.dirty, partial: l.partial }), ..look };
+                }
+            }
         }
-        self.lookup_in(set, line_addr, sectors, full, allocate, fill_ready, over)
+        self.lookup_in(base, own, op, partial_victim)
     }
 
-    /// `lookup` in its set; `partial_victim`: an allocation evicts the LRU partial line.
-    #[allow(clippy::too_many_arguments)]
-    fn lookup_in(&mut self, set: usize, line_addr: u64, sectors: u8, full: Option<u8>, allocate: bool, fill_ready: u64, partial_victim: bool) -> Lookup {
-        let ways = &mut self.lines[set * self.assoc..(set + 1) * self.assoc];
-        if let Some(l) = ways.iter_mut().find(|l| l.tag == line_addr) {
-            l.lru = self.tick;
+    /// `lookup` in the set at `base`, where the line is way `own`; `partial_victim`: an
+    /// allocation evicts the LRU partial line.
+    fn lookup_in(&mut self, base: usize, own: Option<usize>, op: Op, partial_victim: bool) -> Lookup {
+        let block = if op.full.is_none() { self.fill_block } else { 1 };
+        let widen = |m: u8| widen(block, m);
+        let (tick, sectors) = (self.tick, op.sectors);
+        let ways = &mut self.lines[base..base + self.assoc];
+        if let Some(k) = own {
+            let l = &mut ways[k];
+            l.lru = tick;
             let complete = l.valid & !l.partial;
             let hit = complete & sectors;
-            let miss = sectors & !complete;
+            let miss = widen(sectors & !complete) & !complete;
             let ready = if hit != 0 { l.ready } else { 0 };
-            match full {
+            match op.full {
                 Some(full) => {
                     // Sectors not present before and not wholly written hold only their bytes.
                     l.partial = (l.partial | (sectors & !l.valid)) & !full;
                     l.dirty |= sectors;
                     l.valid |= sectors;
                 }
-                None if allocate && miss != 0 => {
+                None if op.allocate && miss != 0 => {
                     // A fill merges under any written bytes.
                     l.valid |= miss;
                     l.partial &= !miss;
-                    l.ready = l.ready.max(fill_ready);
+                    l.ready = l.ready.max(op.fill_ready);
                 }
                 None => {}
             }
             return Lookup { hit, miss, ready, evicted: None };
         }
-        if !allocate {
-            return Lookup { hit: 0, miss: sectors, ready: 0, evicted: None };
+        let miss = widen(sectors);
+        if !op.allocate {
+            return Lookup { hit: 0, miss, ready: 0, evicted: None };
         }
         // Victim: an invalid way, else the least recently used (of the partial lines when
         // their limit is reached).
@@ -178,12 +216,12 @@ impl SectorCache {
             .min_by_key(|l| if l.tag == INVALID { 0 } else { l.lru + 1 })
             .expect("assoc ≥ 1; partial lines exist when over their limit");
         let evicted = (victim.tag != INVALID && victim.dirty != 0).then_some(Evicted { line: victim.tag, dirty: victim.dirty, partial: victim.partial });
-        let (dirty, partial) = match full {
+        let (dirty, partial) = match op.full {
             Some(full) => (sectors, sectors & !full),
             None => (0, 0),
         };
-        *victim = Line { tag: line_addr, valid: sectors, dirty, partial, ready: fill_ready, lru: self.tick };
-        Lookup { hit: 0, miss: sectors, ready: 0, evicted }
+        *victim = Line { tag: op.line, valid: miss, dirty, partial, ready: op.fill_ready, lru: tick };
+        Lookup { hit: 0, miss, ready: 0, evicted }
     }
 
     /// Sets the fill-completion time of a line's pending sectors (replacing an unknown time,
@@ -203,8 +241,9 @@ impl SectorCache {
         }
     }
 
-    /// Whether the line holds all of `sectors`.
-    pub fn contains(&self, line_addr: u64, sectors: u8) -> bool {
+    /// Whether the line holds all of `sectors` (complete).
+    #[cfg(test)]
+    fn contains(&self, line_addr: u64, sectors: u8) -> bool {
         let set = self.set_of(line_addr);
         self.lines[set * self.assoc..(set + 1) * self.assoc].iter().any(|l| l.tag == line_addr && (l.valid & !l.partial) & sectors == sectors)
     }
@@ -248,7 +287,7 @@ mod tests {
         let mut c = SectorCache::new(256, 128, 2);
         // Sector 0 partly written, sector 1 wholly: a read of both misses sector 0 only.
         c.write(0, 0b11, 0b10, true);
-        assert_eq!(c.present(0), 0b10);
+        assert!(c.contains(0, 0b10) && !c.contains(0, 0b01));
         let r = c.access(0, 0b11, false, true, 5);
         assert_eq!((r.hit, r.miss), (0b10, 0b01));
         // The fill completed it: evicting the line writes both back, neither needs a read; a
@@ -261,7 +300,7 @@ mod tests {
         // A partial sector written wholly later is complete.
         c.write(512, 1, 0, true);
         c.write(512, 1, 1, true);
-        assert_eq!(c.present(512), 1);
+        assert!(c.contains(512, 1));
     }
 
     #[test]
@@ -280,6 +319,22 @@ mod tests {
         let r = c.write(0, 4, 0, true);
         assert_eq!(r.evicted, Some(Evicted { line: 128, dirty: 1, partial: 1 }));
         assert!(c.contains(0, 2) && !c.contains(128, 1));
+    }
+
+    #[test]
+    fn read_misses_fill_whole_blocks() {
+        let mut c = SectorCache::new(4096, 128, 4).with_fill_block(2);
+        assert_eq!(c.widen(0b0001), 0b0011);
+        assert_eq!(c.widen(0b0100), 0b1100);
+        assert_eq!(c.widen(0b1001), 0b1111);
+        assert_eq!(c.widen(0), 0);
+        // One missing sector fetches and installs its pair; the partner then hits.
+        assert_eq!(c.access(0, 0b0001, false, true, 0).miss, 0b0011);
+        let r = c.access(0, 0b0010, false, true, 0);
+        assert_eq!((r.hit, r.miss), (0b0010, 0));
+        // Only absent sectors of a block are fetched; writes are not widened.
+        assert_eq!(c.access(0, 0b0110, false, false, 0).miss, 0b1100);
+        assert_eq!(c.write(128, 0b0001, 0b0001, true).miss, 0b0001);
     }
 
     #[test]

@@ -110,8 +110,6 @@ pub struct MemSys {
     far_extra: u64,
     atomic_extra: u64,
     sector: u64,
-    /// Sectors per promotion block (1: none).
-    promote: u32,
     /// Without an L2 (Tesla) every request goes straight to DRAM.
     has_l2: bool,
     pub dram: Dram,
@@ -137,8 +135,10 @@ impl MemSys {
         let slices = l2.slices.max(partitions).div_ceil(partitions) * partitions;
         let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
         let sector = l2.sector.max(1) as u64;
+        let fill_block = (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32;
+        let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
         MemSys {
-            slices: (0..slices).map(|_| Slice { tags: SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways), free: 0.0 }).collect(),
+            slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0 }).collect(),
             partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
@@ -149,7 +149,6 @@ impl MemSys {
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
             sector,
-            promote: (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32,
             has_l2: l2.size_kib > 0,
             dram: Dram::new(&cfg.dram, cfg.clock.sm_mhz),
             stats: L2Stats::default(),
@@ -178,13 +177,6 @@ impl MemSys {
         let run = (key & ((1 << PARTITION_SHIFT) - 1)) / LINE;
         let home = self.slice_index((key >> PARTITION_SHIFT) as u32, slice as u32 / self.partitions) as u64;
         (run * n + (home + n - mix(run) % n) % n) * LINE
-    }
-
-    /// The missing sectors widened to their aligned promotion blocks.
-    fn promoted(&self, miss: u8) -> u8 {
-        let g = self.promote;
-        let block = (1u8 << g) - 1;
-        (0..4 / g).map(|b| block << (b * g)).filter(|m| miss & m != 0).fold(0, |a, m| a | m)
     }
 
     /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
@@ -314,9 +306,8 @@ impl MemSys {
             ReqKind::Read if far => {
                 let near = self.slice_index(near_p, h.idx);
                 let start = self.queue(near, r.t, self.busy(r));
-                let present = self.slices[near].tags.present(key);
-                if present & r.sectors == r.sectors {
-                    let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
+                let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
+                if look.miss == 0 {
                     self.count_read(r.sectors, 0);
                     return (start + self.hit_latency).max(look.ready);
                 }
@@ -324,10 +315,9 @@ impl MemSys {
                 // replica near. The home lookup counts as well unless the near slice promoted.
                 // An uncounted lookup takes no request slot there (the request rate is derived
                 // from counted lookups), only its data cycles.
-                let miss = r.sectors & !present;
-                let fetch = self.promoted(miss) & !present;
-                self.count_read(r.sectors & present, fetch);
-                let counted = fetch == miss;
+                let fetch = look.miss;
+                self.count_read(look.hit, fetch);
+                let counted = fetch == r.sectors & !look.hit;
                 let busy = if counted { self.sector_cycles(fetch) } else { fetch.count_ones() as f64 / self.sectors_per_cycle };
                 let hs = self.queue(home, start, busy);
                 let done = self.read_home(home, hs, key, r.line, fetch, counted) + self.far_extra;
@@ -345,13 +335,11 @@ impl MemSys {
     /// A read at the home slice that already started service at `start`: hits, or fetches the
     /// missing sectors' promotion blocks from DRAM. `counted`: the lookup counts in `lts__t_*`.
     fn read_home(&mut self, home: usize, start: u64, key: u64, line: u64, sectors: u8, counted: bool) -> u64 {
-        let present = self.slices[home].tags.present(key);
-        let hit = sectors & present;
-        let fetch = self.promoted(sectors & !present) & !present;
+        let look = self.slices[home].tags.access(key, sectors, false, true, 0);
+        let fetch = look.miss;
         if counted {
-            self.count_read(hit, fetch);
+            self.count_read(look.hit, fetch);
         }
-        let look = self.slices[home].tags.access(key, hit | fetch, false, true, 0);
         self.writeback(home, start, look.evicted);
         let hit_done = (start + self.hit_latency).max(look.ready);
         if fetch == 0 {
@@ -388,16 +376,6 @@ mod tests {
             assert_eq!(m.line_of(near, MemSys::key(h)), line);
         }
         assert!(per_slice.iter().all(|&c| c == 4), "{per_slice:?}");
-    }
-
-    #[test]
-    fn promotion_widens_misses_to_aligned_blocks() {
-        let m = memsys("hopper-h200");
-        assert_eq!(m.promote, 2);
-        assert_eq!(m.promoted(0b0001), 0b0011);
-        assert_eq!(m.promoted(0b0100), 0b1100);
-        assert_eq!(m.promoted(0b1001), 0b1111);
-        assert_eq!(m.promoted(0), 0);
     }
 
     fn read(m: &mut MemSys, t: u64, sm: u32, line: u64, sectors: u8) -> u64 {

@@ -1043,7 +1043,7 @@ impl Sm {
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
             if miss != 0 {
-                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: t.full_sectors(), kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
+                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
                 self.outbox.push(OutReq { req, token: if needs_data { token } else { None } });
                 reqs += 1;
             } else if let Some(tk) = token {
