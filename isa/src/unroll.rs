@@ -86,9 +86,9 @@ fn writes(i: &Instruction) -> Option<&str> {
     }
 }
 
-/// A loop body `stmts[start..end]` (after its label, the branch last) in the count-down form:
-/// the predicate, the counter and the step.
-fn counted(body: &[Stmt], label: &str) -> Option<(String, String, i128)> {
+/// A loop body (the statements after its label, the branch last) in the count-down form, every
+/// register it writes declared in `types`: the predicate, the counter and the step.
+fn counted(body: &[Stmt], label: &str, types: &RegTypes) -> Option<(String, String, i128)> {
     let insts: Vec<&Instruction> = body.iter().filter_map(|s| if let Stmt::Inst(i) = s { Some(i) } else { None }).collect();
     if body.iter().any(|s| !matches!(s, Stmt::Inst(_) | Stmt::Loc(_))) || insts.len() > MAX_BODY {
         return None;
@@ -99,6 +99,11 @@ fn counted(body: &[Stmt], label: &str) -> Option<(String, String, i128)> {
         return None;
     }
     if rest.iter().any(|i| !PLAIN.contains(&i.opcode.as_str()) || i.guard.is_some() || i.mods.iter().any(|(m, _)| m == "volatile" || m == "acquire" || m == "relaxed")) {
+        return None;
+    }
+    // Every instruction but stores writes one declared scalar register (renamable).
+    let declared = |i: &&Instruction| i.opcode == "st" || matches!(i.operands.first().map(|o| &o.kind), Some(OperandKind::Name(w, None)) if types.of(w).is_some());
+    if !rest.iter().all(declared) {
         return None;
     }
     // As the register estimate's rule (`liveness`): loads in the body, stores only to state
@@ -229,15 +234,7 @@ pub fn function(f: &Function) -> Cow<'_, Function> {
         };
         // The loop: statements up to the first branch back to this label.
         let end = body[i + 1..].iter().position(|s| matches!(s, Stmt::Label(..)) || matches!(s, Stmt::Inst(x) if x.opcode == "bra")).map(|e| i + 1 + e);
-        let nounroll_inside = |e: usize| body[i + 1..=e].iter().any(|s| matches!(s, Stmt::Pragma(..)));
-        // Every instruction but stores writes one declared scalar register (renamable).
-        let declared = |e: usize| {
-            body[i + 1..e].iter().all(|s| match s {
-                Stmt::Inst(x) if x.opcode != "st" => matches!(x.operands.first().map(|o| &o.kind), Some(OperandKind::Name(w, None)) if types.of(w).is_some()),
-                _ => true,
-            })
-        };
-        let Some((p, c, k)) = end.filter(|&e| !nounroll_inside(e) && declared(e)).and_then(|e| counted(&body[i + 1..=e], label)) else {
+        let Some((p, c, k)) = end.and_then(|e| counted(&body[i + 1..=e], label, &types)) else {
             out.push(body[i].clone());
             i += 1;
             continue;
