@@ -208,6 +208,37 @@ impl<'a> RefCtx<'a> {
     }
 }
 
+/// A scalar parameter that must be >= 0.
+pub(crate) fn count(c: &RefCtx, name: &str) -> Result<usize, RefError> {
+    let v = c.scalar_int(name)?;
+    usize::try_from(v).map_err(|_| shape(format!("scalar `{name}` must be >= 0, got {v}")))
+}
+
+/// A scalar parameter as f32.
+pub(crate) fn scalar_f32(c: &RefCtx, name: &str) -> Result<f32, RefError> {
+    Ok(c.scalar(name)?.as_f64() as f32)
+}
+
+/// The initial contents of a buffer, as expected values (every element compared).
+pub(crate) fn initial(c: &RefCtx, name: &str) -> Result<Vec<Option<Value>>, RefError> {
+    let col = c.column(name)?;
+    Ok((0..col.len()).map(|i| col.get(i)).collect())
+}
+
+/// Buffer `name` must hold at least `want` elements.
+pub(crate) fn expect_min(c: &RefCtx, name: &str, want: usize) -> Result<(), RefError> {
+    let got = c.spec(name)?.len as usize;
+    if got < want {
+        return Err(shape(format!("`{name}` has {got} elements, needs {want}")));
+    }
+    Ok(())
+}
+
+/// A shape error (inputs that do not fit the reference).
+pub(crate) fn shape(msg: impl Into<String>) -> RefError {
+    RefError::Shape(msg.into())
+}
+
 /// The integer in a value (floats truncate toward zero).
 pub(crate) fn int(v: Value) -> i128 {
     match v {

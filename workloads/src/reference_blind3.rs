@@ -15,11 +15,7 @@
 //! (keep them in step with `suite/blind3/kernel.cu`).
 
 use crate::dtype::Value;
-use crate::reference::{int, Expected, RefCtx, RefError};
-
-fn shape(msg: impl Into<String>) -> RefError {
-    RefError::Shape(msg.into())
-}
+use crate::reference::{count, expect_min, int, scalar_f32, shape, Expected, RefCtx, RefError};
 
 fn floats(c: &RefCtx, name: &str) -> Result<Vec<f32>, RefError> {
     Ok(c.values(name)?.into_iter().map(|v| v.as_f64() as f32).collect())
@@ -27,15 +23,6 @@ fn floats(c: &RefCtx, name: &str) -> Result<Vec<f32>, RefError> {
 
 fn ints(c: &RefCtx, name: &str) -> Result<Vec<i64>, RefError> {
     Ok(c.values(name)?.into_iter().map(|v| int(v) as i64).collect())
-}
-
-fn scalar_f32(c: &RefCtx, name: &str) -> Result<f32, RefError> {
-    Ok(c.scalar(name)?.as_f64() as f32)
-}
-
-fn count(c: &RefCtx, name: &str) -> Result<usize, RefError> {
-    let v = c.scalar_int(name)?;
-    usize::try_from(v).map_err(|_| shape(format!("scalar `{name}` must be >= 0, got {v}")))
 }
 
 fn out_f64(buffer: &str, values: impl IntoIterator<Item = f64>) -> Expected {
@@ -57,15 +44,6 @@ fn expect_len(c: &RefCtx, name: &str, want: usize) -> Result<(), RefError> {
     let got = c.spec(name)?.len as usize;
     if got != want {
         return Err(shape(format!("`{name}` has {got} elements, expected {want}")));
-    }
-    Ok(())
-}
-
-/// Buffer `name` must hold at least `want` elements.
-fn expect_min(c: &RefCtx, name: &str, want: usize) -> Result<(), RefError> {
-    let got = c.spec(name)?.len as usize;
-    if got < want {
-        return Err(shape(format!("`{name}` has {got} elements, needs {want}")));
     }
     Ok(())
 }

@@ -15,21 +15,7 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{int, Column, Expected, RefCtx, RefError};
-
-fn shape(msg: impl Into<String>) -> RefError {
-    RefError::Shape(msg.into())
-}
-
-/// A scalar that must be >= 0.
-fn count(c: &RefCtx, name: &str) -> Result<usize, RefError> {
-    let v = c.scalar_int(name)?;
-    usize::try_from(v).map_err(|_| shape(format!("scalar `{name}` must be >= 0, got {v}")))
-}
-
-fn scalar_f32(c: &RefCtx, name: &str) -> Result<f32, RefError> {
-    Ok(c.scalar(name)?.as_f64() as f32)
-}
+use crate::reference::{count, expect_min, initial, int, scalar_f32, shape, Column, Expected, RefCtx, RefError};
 
 fn f32_at(col: &Column, name: &str, i: usize) -> Result<f32, RefError> {
     col.get(i)
@@ -52,12 +38,6 @@ fn index_at(col: &Column, name: &str, i: usize, len: usize) -> Result<usize, Ref
         .ok_or_else(|| shape(format!("`{name}[{i}]` = {v} outside 0..{len}")))
 }
 
-/// The initial contents of an output buffer, as expected values (every element compared).
-fn initial(c: &RefCtx, name: &str) -> Result<Vec<Option<Value>>, RefError> {
-    let col = c.column(name)?;
-    Ok((0..col.len()).map(|i| col.get(i)).collect())
-}
-
 fn expected_f32(buffer: &str, values: impl IntoIterator<Item = f32>) -> Expected {
     Expected {
         buffer: buffer.into(),
@@ -66,15 +46,6 @@ fn expected_f32(buffer: &str, values: impl IntoIterator<Item = f32>) -> Expected
             .map(|v| Some(Value::Float(v as f64)))
             .collect(),
     }
-}
-
-/// Buffer `name` must hold at least `want` elements.
-fn expect_min(c: &RefCtx, name: &str, want: usize) -> Result<(), RefError> {
-    let got = c.spec(name)?.len as usize;
-    if got < want {
-        return Err(shape(format!("`{name}` has {got} elements, needs {want}")));
-    }
-    Ok(())
 }
 
 // --- bicg: s = A^T r, thread per column ------------------------------------------------------

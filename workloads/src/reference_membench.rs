@@ -8,17 +8,7 @@
 //! element), never as a `Vec<Value>` of the whole buffer.
 
 use crate::dtype::Value;
-use crate::reference::{int, Column, Expected, RefCtx, RefError};
-
-fn shape(msg: impl Into<String>) -> RefError {
-    RefError::Shape(msg.into())
-}
-
-/// A scalar that must be >= 0.
-fn count(c: &RefCtx, name: &str) -> Result<usize, RefError> {
-    let v = c.scalar_int(name)?;
-    usize::try_from(v).map_err(|_| shape(format!("scalar `{name}` must be >= 0, got {v}")))
-}
+use crate::reference::{count, expect_min, initial, int, shape, Column, Expected, RefCtx, RefError};
 
 /// Element `i` of a column as an integer, or a shape error naming the buffer.
 fn at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
@@ -27,10 +17,9 @@ fn at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
         .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
 }
 
-/// The initial contents of an output buffer, as expected values (every element compared).
-fn initial(c: &RefCtx, name: &str) -> Result<Vec<Option<Value>>, RefError> {
-    let col = c.column(name)?;
-    Ok((0..col.len()).map(|i| col.get(i)).collect())
+/// The expected contents of `out`.
+fn expect_out(values: Vec<Option<Value>>) -> Result<Vec<Expected>, RefError> {
+    Ok(vec![Expected { buffer: "out".into(), values }])
 }
 
 /// Threads of the launch: a 1D grid of 1D blocks.
@@ -61,10 +50,7 @@ pub(crate) fn strided_store(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             .ok_or_else(|| shape(format!("out[{j}] out of range")))?;
         *slot = Some(dtype.decode(dtype.encode_int(v)));
     }
-    Ok(vec![Expected {
-        buffer: "out".into(),
-        values,
-    }])
+    expect_out(values)
 }
 
 /// `out[t] = sum_{k < len} a[(t % m) * s0 + (t / m) * s1 + k * ks]` (u32 wrapping) for
@@ -82,13 +68,8 @@ pub(crate) fn walk_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         return Err(shape("`m` must be positive"));
     }
     let a = c.column("a")?;
+    expect_min(c, "out", threads)?;
     let mut values = initial(c, "out")?;
-    if values.len() < threads {
-        return Err(shape(format!(
-            "`out` has {} elements, needs {threads}",
-            values.len()
-        )));
-    }
     for (t, slot) in values.iter_mut().enumerate().take(threads) {
         let base = (t % m) * s0 + (t / m) * s1;
         let mut s = 0u32;
@@ -97,32 +78,21 @@ pub(crate) fn walk_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         }
         *slot = u32_value(s);
     }
-    Ok(vec![Expected {
-        buffer: "out".into(),
-        values,
-    }])
+    expect_out(values)
 }
 
 /// `out[i] = in[idx[i]]` for `i < n`; the rest of `out` keeps its initial value.
 pub(crate) fn gather(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let n = count(c, "n")?;
     let (idx, input) = (c.column("idx")?, c.column("in")?);
+    expect_min(c, "out", n)?;
     let mut values = initial(c, "out")?;
-    if values.len() < n {
-        return Err(shape(format!(
-            "`out` has {} elements, needs {n}",
-            values.len()
-        )));
-    }
     for (i, slot) in values.iter_mut().enumerate().take(n) {
         let j = at(&idx, "idx", i)?;
         let j = usize::try_from(j).map_err(|_| shape(format!("idx[{i}] = {j} is negative")))?;
         *slot = Some(Value::Int(at(&input, "in", j)?));
     }
-    Ok(vec![Expected {
-        buffer: "out".into(),
-        values,
-    }])
+    expect_out(values)
 }
 
 /// `out[perm[i]] = in[i]` for `i < n`; `perm[..n]` must not repeat a target (the result would
@@ -143,10 +113,7 @@ pub(crate) fn scatter(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         }
         values[j] = Some(Value::Int(at(&input, "in", i)?));
     }
-    Ok(vec![Expected {
-        buffer: "out".into(),
-        values,
-    }])
+    expect_out(values)
 }
 
 /// Atomic tickets: update `i < n` takes `t = counters[b]++` (b = i % nbins) and writes `b + 1` to
@@ -194,13 +161,8 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (lines, reps, stride) = (count(c, "lines")?, count(c, "reps")?, count(c, "stride")?);
     let threads = launch_threads(c)?;
     let buf = c.column("buf")?;
+    expect_min(c, "out", threads)?;
     let mut values = initial(c, "out")?;
-    if values.len() < threads {
-        return Err(shape(format!(
-            "`out` has {} elements, needs {threads}",
-            values.len()
-        )));
-    }
     for (t, slot) in values.iter_mut().enumerate().take(threads) {
         let mut s = 0u32;
         for l in (t..lines).step_by(threads) {
@@ -208,8 +170,5 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         }
         *slot = u32_value(s.wrapping_mul(reps as u32));
     }
-    Ok(vec![Expected {
-        buffer: "out".into(),
-        values,
-    }])
+    expect_out(values)
 }
