@@ -222,6 +222,19 @@ fn label_ref(l: &str) -> OperandKind {
 pub fn function(f: &Function) -> Cow<'_, Function> {
     let Some(body) = &f.body else { return Cow::Borrowed(f) };
     let types = RegTypes::new(body);
+    // Names for the labels and registers this adds: a prefix no declaration or label of the
+    // function starts with, so none can collide with the program's own.
+    let mut tag = String::from("__warpsim_u");
+    let taken = |tag: &str| {
+        body.iter().any(|s| match s {
+            Stmt::Var(v) => v.name.contains(tag),
+            Stmt::Label(l, _) => l.contains(tag),
+            _ => false,
+        })
+    };
+    while taken(&tag) {
+        tag.push('_');
+    }
     let mut decls: Vec<VarDecl> = Vec::new();
     let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
     let mut changed = 0usize;
@@ -241,7 +254,7 @@ pub fn function(f: &Function) -> Cow<'_, Function> {
         };
         let end = end.expect("counted");
         let loop_body = &body[i + 1..=end];
-        let (rem, exit) = (format!("{label}__warpsim_unrolled_rest"), format!("{label}__warpsim_unrolled_exit"));
+        let (rem, exit) = (format!("{label}{tag}rest"), format!("{label}{tag}exit"));
         let pos = *lpos;
         out.push(Stmt::Label(label.clone(), pos));
         out.push(inst(pos, None, "setp", &["gt", "s32"], vec![OperandKind::Name(p.clone(), None), OperandKind::Name(c.clone(), None), OperandKind::Int(k * (FACTOR - 1))]));
@@ -286,7 +299,7 @@ pub fn function(f: &Function) -> Cow<'_, Function> {
                             map.remove(&w);
                         } else {
                             let ty = types.of(&w).expect("checked: every written register is declared");
-                            let fresh = format!("%__warpsim_u{}", decls.len());
+                            let fresh = format!("%{tag}{}", decls.len());
                             decls.push(VarDecl {
                                 pos,
                                 linkage: Linkage::None,
@@ -386,6 +399,20 @@ $L__BB0_1:
         // The program still lowers and computes the same sum (the functional tests run it).
         let text = SUM.to_string();
         assert!(crate::load(&text, "t.ptx").is_ok());
+    }
+
+    #[test]
+    fn added_names_never_collide_with_the_programs() {
+        // The program already uses the names the pass would pick: it picks others, and the
+        // result still lowers (a collision would be a duplicate label or a shared register).
+        let src = SUM.replace(".reg .b64 %rd<6>;", ".reg .b64 %rd<6>;\n    .reg .b32 %__warpsim_u0;\n    mov.u32 %__warpsim_u0, 1;")
+            .replace("st.global.u32 [%rd2], %r2;", "st.global.u32 [%rd2], %r2;\n$L__BB0_1__warpsim_urest:");
+        let m = crate::parser::parse(&src, "t.ptx").expect("parse");
+        let f = function(&m.funcs[0]).into_owned();
+        let names: Vec<String> = f.body.unwrap().iter().filter_map(|s| if let Stmt::Var(v) = s { Some(v.name.clone()) } else { None }).collect();
+        assert!(names.iter().any(|n| n.starts_with("%__warpsim_u_")), "{names:?}");
+        assert_eq!(names.iter().filter(|n| *n == "%__warpsim_u0").count(), 1);
+        assert!(crate::load(&src, "t.ptx").is_ok());
     }
 
     #[test]
