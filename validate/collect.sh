@@ -54,6 +54,8 @@ EXTRA=(
   "l1tex__data_pipe_lsu_wavefronts_mem_lg.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum,l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum,l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
   "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum"
   "lts__t_sectors_srcunit_ltcfabric.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__d_sectors_fill_device.sum,lts__d_sectors_fill_sysmem.sum"
+  "lts__t_sectors.sum,lts__t_requests.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
+  "lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex.sum"
   "$(for s in long_scoreboard short_scoreboard barrier membar mio_throttle lg_throttle math_pipe_throttle wait \
       not_selected selected no_instruction branch_resolving dispatch_stall drain imc_miss tex_throttle sleeping misc; do
       printf 'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio,' "$s"; done | sed 's/,$//')"

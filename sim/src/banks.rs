@@ -2,9 +2,12 @@
 //!
 //! Shared memory is `banks` banks of `bank_bytes` each; one wavefront serves at most one distinct
 //! word per bank, and lanes reading the same word share it (broadcast). Accesses wider than a
-//! bank word are split into phases of lanes (8-byte accesses: two half-warps; 16-byte: four
-//! quarter-warps) so that one phase moves at most `banks × bank_bytes` bytes, as Volta-and-later
-//! hardware does. Tesla evaluates each half-warp separately. Nsight Compute's
+//! bank word are split into half-warp phases (8- and 16-byte accesses on 4-byte banks), each
+//! taking as many wavefronts as its most-used bank has distinct words: a conflict-free 16-byte
+//! half-warp moves 256 bytes in two wavefronts, and a 16-byte broadcast costs one per half-warp.
+//! The H200 counts exactly that: 2 wavefronts per broadcast `LDS.128` (nbody_tile's and
+//! cpasync_gemm's tile reads; quarter-warp phases would count 4). Tesla evaluates each half-warp
+//! separately. Nsight Compute's
 //! `l1tex__data_bank_conflicts_pipe_lsu_mem_shared` counts the wavefronts beyond the minimum,
 //! which is what [`Conflicts::conflicts`] returns.
 
@@ -30,14 +33,8 @@ pub fn wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes
     }
     let size = size.max(1);
     let row = (banks * bank_bytes) as u64;
-    // Lanes per phase so that a phase moves at most one row of banks.
-    let per_phase: u32 = if half_warp {
-        16
-    } else if size as u64 * 32 <= row {
-        32
-    } else {
-        (row / size as u64).max(1) as u32
-    };
+    // A warp whose access fits one row of banks is one phase; wider accesses go by half-warps.
+    let per_phase: u32 = if half_warp || size as u64 * 32 > row { 16 } else { 32 };
     let mut total = 0;
     let mut ideal = 0;
     let mut lane0 = 0;
@@ -47,8 +44,9 @@ pub fn wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes
         if pmask == 0 {
             continue;
         }
-        ideal += 1;
-        total += phase_wavefronts(addr, pmask, size, banks, bank_bytes);
+        let (w, least) = phase_wavefronts(addr, pmask, size, banks, bank_bytes);
+        total += w;
+        ideal += least;
     }
     Conflicts { wavefronts: total, ideal }
 }
@@ -95,8 +93,9 @@ impl Geometry {
     }
 }
 
-/// Max over banks of the distinct words the phase touches in that bank.
-fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
+/// Max over banks of the distinct words the phase touches in that bank, and the fewest
+/// wavefronts that many distinct words could take (one word per bank each).
+fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> (u32, u32) {
     let per_lane = size.div_ceil(bank_bytes).clamp(1, 4) as u64;
     let (bank_bytes, banks) = (bank_bytes as u64, banks as u64);
     let g = Geometry { bank_bytes, banks, pow2: bank_bytes.is_power_of_two() && banks.is_power_of_two() };
@@ -111,12 +110,12 @@ fn phase_wavefronts(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_byt
             return conflicted(addr, mask, per_lane, g);
         }
     }
-    1
+    (1, 1)
 }
 
 /// [`phase_wavefronts`] of a phase with a bank conflict: distinct words counted per bank, the
 /// words beyond the first of their bank kept in `extra` to recognise repeats.
-fn conflicted(addr: &[u64; 32], mask: u32, per_lane: u64, g: Geometry) -> u32 {
+fn conflicted(addr: &[u64; 32], mask: u32, per_lane: u64, g: Geometry) -> (u32, u32) {
     let mut used = 0u64;
     let mut first = [0u64; 64];
     let mut count = [0u32; 64];
@@ -135,7 +134,8 @@ fn conflicted(addr: &[u64; 32], mask: u32, per_lane: u64, g: Geometry) -> u32 {
             max = max.max(count[b]);
         }
     }
-    max
+    let distinct = used.count_ones() as u64 + n as u64;
+    (max, distinct.div_ceil(g.banks).max(1) as u32)
 }
 
 #[cfg(test)]
@@ -170,9 +170,15 @@ mod tests {
         // 8-byte unit stride: two half-warp phases, conflict-free.
         let c = wavefronts(&strided(1, 8), u32::MAX, 8, 32, 4, false);
         assert_eq!((c.wavefronts, c.ideal), (2, 2));
-        // 16-byte unit stride: four quarter-warp phases.
+        // 16-byte unit stride: two half-warps of two wavefronts each, no conflict.
         let c = wavefronts(&strided(1, 16), u32::MAX, 16, 32, 4, false);
         assert_eq!((c.wavefronts, c.ideal), (4, 4));
+        // 16-byte broadcast: one wavefront per half-warp, as the H200 counts `LDS.128` broadcasts.
+        let c = wavefronts(&[0; 32], u32::MAX, 16, 32, 4, false);
+        assert_eq!((c.wavefronts, c.ideal), (2, 2));
+        // 16-byte stride of 2 (32 bytes): each half-warp touches every bank four times.
+        let c = wavefronts(&strided(2, 16), u32::MAX, 16, 32, 4, false);
+        assert_eq!((c.wavefronts, c.conflicts()), (8, 4));
     }
 
     #[test]
@@ -185,18 +191,19 @@ mod tests {
         assert_eq!(c.wavefronts, 32);
     }
 
-    /// Distinct words per bank by sorting: the definition, for the property test.
-    fn reference(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> u32 {
+    /// Distinct words per bank by sorting, and their count over the banks: the definition, for
+    /// the property test.
+    fn reference(addr: &[u64; 32], mask: u32, size: u32, banks: u32, bank_bytes: u32) -> (u32, u32) {
         let per_lane = size.div_ceil(bank_bytes).clamp(1, 4) as u64;
         let mut words: Vec<u64> =
             (0..32).filter(|l| mask >> l & 1 == 1).flat_map(|l| (0..per_lane).map(move |k| addr[l] / bank_bytes as u64 + k)).collect();
         words.sort_unstable();
         words.dedup();
         let mut per_bank = [0u32; 64];
-        for w in words {
+        for &w in &words {
             per_bank[(w % banks as u64) as usize % 64] += 1;
         }
-        per_bank.into_iter().max().unwrap_or(0).max(1)
+        (per_bank.into_iter().max().unwrap_or(0).max(1), (words.len() as u32).div_ceil(banks).max(1))
     }
 
     proptest::proptest! {

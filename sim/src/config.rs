@@ -237,6 +237,12 @@ pub struct L2 {
     /// Least cycles between two atomic requests to one line (its read-modify-write), whatever
     /// their words; other lines of the slice proceed meanwhile (cycles).
     pub atomic_request_cycles: f64,
+    /// L2 read sectors every launch costs apart from the kernel's own accesses and its code
+    /// (the launch's constant banks and front-end reads; all hits; sectors, counters only).
+    pub launch_read_sectors: u32,
+    /// L2 read sectors per machine instruction of the kernel's code that a launch reads for
+    /// instruction fetch (every GPC fetches the code: sectors per instruction, counters only).
+    pub code_read_sectors_per_instruction: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

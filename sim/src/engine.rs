@@ -231,6 +231,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     };
     spans.sort_by_key(|s| (s.cta, s.sm));
     let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
+    memsys.count_launch_reads(&cfg, table.code_instructions());
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
 }
 

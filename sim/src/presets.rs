@@ -884,6 +884,7 @@ impl ArchConfig {
             ("l2.line", l2.line, 4096),
             ("l2.assoc", l2.assoc, 1024),
             ("l2.mshrs_per_slice", l2.mshrs_per_slice, 65536),
+            ("l2.launch_read_sectors", l2.launch_read_sectors, 1 << 24),
             ("dram.channels", d.channels, 1024),
             ("dram.banks", d.banks, 1024),
             ("dram.row_bytes", d.row_bytes, 1 << 20),
@@ -900,6 +901,7 @@ impl ArchConfig {
         }
         c.within_f("clock.sm_mhz", self.clock.sm_mhz, 1.0, 100_000.0);
         c.within_f("dram.bandwidth_gbs", d.bandwidth_gbs, 1.0, 1e6);
+        c.within_f("l2.code_read_sectors_per_instruction", l2.code_read_sectors_per_instruction, 0.0, 1024.0);
         for (key, v) in [
             ("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice),
             ("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice),

@@ -209,6 +209,13 @@ impl IssueTable {
         IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)) }
     }
 
+    /// The kernel's machine code in instructions: every PTX instruction's machine ops and the
+    /// spill code (its static size, as ptxas lays it out; what instruction fetch reads).
+    pub fn code_instructions(&self) -> u64 {
+        let (loads, stores) = self.spill_total;
+        self.insts.iter().map(|i| u64::from(i.cost)).sum::<u64>() + loads + stores
+    }
+
     /// The pipe of the instruction at `pc` (the ALU beyond the program's end).
     fn unit(&self, pc: u32) -> Unit {
         self.insts.get(pc as usize).map_or(Unit::Alu, |i| i.unit)

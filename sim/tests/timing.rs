@@ -74,6 +74,8 @@ fn cfg() -> ArchConfig {
             mshrs_per_slice: 256,
             atomics_per_cycle_per_slice: 1.0,
             atomic_request_cycles: 4.0,
+            launch_read_sectors: 0,
+            code_read_sectors_per_instruction: 0.0,
         },
         dram: Dram { channels: 48, banks: 16, row_bytes: 2048, bandwidth_gbs: 4000.0, latency: 600, row_miss_penalty: 40 },
         coalescing: Coalescing::Sectors,

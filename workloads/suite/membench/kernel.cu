@@ -174,3 +174,39 @@ extern "C" __global__ void spmv_csr_warp(const int* row_ptr, const int* col_idx,
         if (lane == 0) y[r] = s;
     }
 }
+
+// --- launch footprint: kernels whose code is N FFMAs long ---------------------------------------
+// out[t] = x[t] iterated v = fmaf(v, a, b) `iters` times, in passes of N unrolled steps (iters a
+// multiple of N; 0 runs none of the long body). The L2 read sectors such a launch costs beyond its
+// 256 bytes of data per warp measure what instruction fetch and the launch itself read through
+// the L2, against code size (N), CTAs, and code that is present but never executed (iters = 0).
+#define CODE_CHAIN(N)                                                                              \
+    extern "C" __global__ void code_chain_##N(const float* x, float* out, float a, float b, int iters) \
+    {                                                                                              \
+        int t = blockIdx.x * blockDim.x + threadIdx.x;                                             \
+        float v = x[t];                                                                            \
+        for (int k = 0; k < iters; k += N) {                                                       \
+            _Pragma("unroll") for (int j = 0; j < N; j++) v = fmaf(v, a, b);                       \
+        }                                                                                          \
+        out[t] = v;                                                                                \
+    }
+CODE_CHAIN(256)
+CODE_CHAIN(1024)
+CODE_CHAIN(4096)
+
+// --- keyed reductions: bins[in[i]] += 1 with random keys (RED, result unused) --------------------
+// A warp's 32 random keys over `len(bins)` words touch min(32, lines) lines with several lanes on
+// each line when bins are few: the contended, multi-line RED requests of a real histogram.
+extern "C" __global__ void red_keyed(const u32* in, u32* bins, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&bins[in[i]], 1u);
+}
+
+// --- permutation scatter of 8-byte words: out[perm[i]] = in[i] ----------------------------------
+// Each lane's random write is a quarter of a sector (the 4-byte `scatter` writes an eighth).
+extern "C" __global__ void scatter_u64(const u32* perm, const unsigned long long* in, unsigned long long* out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[perm[i]] = in[i];
+}
