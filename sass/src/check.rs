@@ -9,7 +9,8 @@
 //! - **operand**: an instruction that sets read barrier *b* has its general-register sources
 //!   overwritten by a fixed-latency instruction only once *b* is waited on (uniform registers
 //!   are read at issue, and a variable-latency overwrite queues behind the read: ptxas waits for
-//!   neither, 5 of 5 such cases in the suite);
+//!   neither, 5 of 5 such cases in the suite); a wait on the instruction's own write barrier
+//!   covers its operands too;
 //! - **wait**: a wait mask names only barriers some instruction of the kernel sets;
 //! - **reuse**: the reuse flags set are as many as the operands nvdisasm marks `.reuse` (it
 //!   derives the marks from the encoding independently of this crate);
@@ -274,7 +275,7 @@ pub fn kernel(k: &Kernel) -> Report {
             let w = writes(i);
             if !w.is_empty() {
                 producers += 1;
-                if let Some((j, waited)) = first_touch(ins, &ctl, n, b, |j| reads(j).meets(&w) || writes(j).meets(&w)) {
+                if let Some((j, waited)) = first_touch(ins, &ctl, n, &[b], |j| reads(j).meets(&w) || writes(j).meets(&w)) {
                     dependences += 1;
                     if !waited {
                         violation(ins[j].pc, "result", format!("`{}` uses a result of `{}` (pc {:#x}, write barrier {b}) without waiting on it", ins[j].text(), i.text(), i.pc));
@@ -288,7 +289,9 @@ pub fn kernel(k: &Kernel) -> Report {
             r.ur = 0;
             if !r.is_empty() {
                 let overwrites = |j: &Instruction| writes(j).meets(&r) && j.control.is_none_or(|cj| cj.write_barrier.is_none());
-                if let Some((j, waited)) = first_touch(ins, &ctl, n, b, overwrites) {
+                // The result is written after the operands are read: a wait on it covers them.
+                let covering: Vec<u8> = [Some(b), c.write_barrier].into_iter().flatten().collect();
+                if let Some((j, waited)) = first_touch(ins, &ctl, n, &covering, overwrites) {
                     dependences += 1;
                     if !waited {
                         violation(ins[j].pc, "operand", format!("`{}` overwrites an operand of `{}` (pc {:#x}, read barrier {b}) before it is read", ins[j].text(), i.text(), i.pc));
@@ -333,14 +336,14 @@ fn rep_push(v: &mut Vec<Violation>, kernel: &str, pc: u32, rule: &'static str, d
     v.push(Violation { kernel: kernel.to_string(), pc, rule, detail });
 }
 
-/// The first instruction after `n` on its fall-through path that `touches`, and whether barrier
-/// `b` was waited on by then (at it, or before it).
-fn first_touch(ins: &[Instruction], ctl: &[Option<crate::Control>], n: usize, b: u8, touches: impl Fn(&Instruction) -> bool) -> Option<(usize, bool)> {
+/// The first instruction after `n` on its fall-through path that `touches`, and whether one of
+/// `barriers` was waited on by then (at it, or before it).
+fn first_touch(ins: &[Instruction], ctl: &[Option<crate::Control>], n: usize, barriers: &[u8], touches: impl Fn(&Instruction) -> bool) -> Option<(usize, bool)> {
     if ends_path(&ins[n]) {
         return None;
     }
     for j in n + 1..ins.len() {
-        let waited = ctl[j].is_some_and(|c| c.waits_on(b)) || depbar_waits(&ins[j], b);
+        let waited = barriers.iter().any(|&b| ctl[j].is_some_and(|c| c.waits_on(b)) || depbar_waits(&ins[j], b));
         if touches(&ins[j]) {
             return Some((j, waited));
         }
