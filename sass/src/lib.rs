@@ -18,6 +18,7 @@ pub mod abi;
 pub mod check;
 pub mod control;
 mod parse;
+mod show;
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,7 @@ use serde::Serialize;
 
 pub use control::Control;
 pub use parse::{parse, SassError};
+pub use show::{opcode_table, table};
 
 /// A parsed listing: one cubin's kernels.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -80,7 +82,9 @@ pub struct Instruction {
     /// `["WIDE", "U32"]` in `IMAD.WIDE.U32`.
     pub modifiers: Vec<String>,
     pub operands: Vec<Operand>,
-    /// The 128-bit instruction word (`None` when the listing was printed without `-hex`).
+    /// The 128-bit instruction word (`None` when the listing was printed without `-hex`); JSON
+    /// gives it as a `0x` hex string.
+    #[serde(serialize_with = "hex128")]
     pub encoding: Option<u128>,
     /// Decoded from `encoding`.
     pub control: Option<Control>,
@@ -116,6 +120,13 @@ impl Instruction {
             s.push_str(&ops.join(", "));
         }
         s
+    }
+}
+
+fn hex128<S: serde::Serializer>(v: &Option<u128>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_str(&format!("{v:#034x}")),
+        None => s.serialize_none(),
     }
 }
 

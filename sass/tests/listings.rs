@@ -140,3 +140,50 @@ fn parameters_sit_where_abi_says() {
     assert!(inf.explained > 300, "{}", inf.explained);
     assert!(inf.unexplained.is_empty());
 }
+
+#[test]
+fn a_bundled_workload_finds_its_committed_listing() {
+    let w = warpsim_workloads::Workload::bundled("saxpy").unwrap();
+    let m = parse(w.committed_sass("sm_90").unwrap()).unwrap();
+    assert!(m.kernel("saxpy").is_some());
+    assert!(w.committed_sass("sm_80").is_none());
+    let mut changed = w.clone();
+    changed.ptx.push_str("\n// edited\n");
+    assert!(changed.committed_sass("sm_90").is_none(), "a listing of other PTX");
+}
+
+mod never_panics {
+    use proptest::prelude::*;
+
+    fn sample() -> String {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads/suite/saxpy/kernel.sm_90.sass");
+        std::fs::read_to_string(root).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn on_arbitrary_text(s in "\\PC{0,400}") {
+            let _ = warpsim_sass::parse(&s);
+        }
+
+        #[test]
+        fn on_mutated_listings(edits in proptest::collection::vec((any::<prop::sample::Index>(), 0..4u8, "[ -~]{0,3}"), 1..6)) {
+            let mut text = sample();
+            for (at, kind, ins) in edits {
+                let mut pos = at.index(text.len() + 1);
+                while !text.is_char_boundary(pos) { pos -= 1; }
+                match kind {
+                    0 => text.insert_str(pos, &ins),
+                    1 => { let end = (pos + ins.len().max(1)).min(text.len()); if text.is_char_boundary(end) { text.replace_range(pos..end, ""); } }
+                    2 => { let end = (pos + ins.len()).min(text.len()); if text.is_char_boundary(end) { text.replace_range(pos..end, &ins); } }
+                    _ => text.insert(pos, '\n'),
+                }
+            }
+            if let Err(e) = warpsim_sass::parse(&text) {
+                prop_assert!(e.line >= 1 && e.column >= 1, "{e}");
+            }
+        }
+    }
+}
