@@ -40,6 +40,9 @@ enum Cmd {
     Run(RunArgs),
     /// List the bundled workloads.
     Workloads,
+    /// The SASS ptxas makes of a workload or PTX file (Volta to Hopper): per instruction its pc,
+    /// control bits (wait mask, read/write barrier, yield, stall, reuse), text and source line.
+    Sass(SassArgs),
     /// The CUDA tools found (ptxas, nvdisasm, cuobjdump): versions, targets, presets they serve.
     Toolchain,
     /// Simulate the bundled suite in time and report simulation speed (warp-instructions/s).
@@ -93,6 +96,25 @@ pub struct ArchArgs {
     /// Override a parameter by its key path, e.g. `--set l2.size_kib=51200` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct SassArgs {
+    /// A workload manifest, a bundled workload's name, or a `.ptx` file; without one, the whole
+    /// bundled suite (with --opcodes or --check).
+    workload: Option<String>,
+    /// Preset (`warpsim presets`) whose compute capability picks the SASS target (sm_70 ... sm_90a).
+    #[arg(long, default_value = "hopper-h200")]
+    arch: String,
+    /// Print the parsed listing as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Print the opcodes with their counts instead of the listing.
+    #[arg(long)]
+    opcodes: bool,
+    /// Check the decoded control bits against the code's dependences and print the summary.
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(clap::Args)]
@@ -336,6 +358,11 @@ fn toolchain_report() -> Result<()> {
     for p in &tc.problems {
         out!("skipped: {p}");
     }
+    let nvdisasm = tc.of(warpsim_toolchain::ToolKind::Nvdisasm).next();
+    match nvdisasm {
+        Some(t) => out!("SASS listings (`warpsim sass`): {} for sm_70..sm_90a (sm_70 read as sm_75); earlier presets are PTX-only", t.label()),
+        None => out!("SASS listings (`warpsim sass`): no nvdisasm, bundled workloads use their committed sm_90 listings (install: {})", warpsim_toolchain::sass::NVDISASM_HINT),
+    }
     out!("presets:");
     for name in warpsim_sim::presets::preset_names() {
         let p = warpsim_sim::presets::preset(name)?;
@@ -343,6 +370,92 @@ fn toolchain_report() -> Result<()> {
         match tc.ptxas_for(&target) {
             Some(t) => out!("  {name:<22} {target:<7} {} ({})", t.label(), t.path.display()),
             None => out!("  {name:<22} {target:<7} no ptxas: registers estimated{}", warpsim_toolchain::discover::wheel_hint(p.compute_capability).map_or(String::new(), |h| format!(" (install: {h})"))),
+        }
+    }
+    Ok(())
+}
+
+/// The listings `warpsim sass` shows: (what, listing) per PTX.
+fn sass_listings(a: &SassArgs) -> Result<Vec<(String, warpsim_toolchain::sass::Listing)>> {
+    use warpsim_toolchain::sass;
+    let cc = warpsim_sim::presets::preset(&a.arch)?.compute_capability;
+    let tc = warpsim_toolchain::Toolchain::from_env();
+    let mut out = Vec::new();
+    match &a.workload {
+        Some(spec) if spec.ends_with(".ptx") => {
+            let ptx = std::fs::read_to_string(spec).with_context(|| format!("cannot read {spec}"))?;
+            out.push((spec.clone(), sass::listing(tc, &ptx, &sass::target_for(cc, &ptx))?));
+        }
+        Some(spec) => {
+            let w = load_workload(spec)?;
+            out.push((w.manifest.name.clone(), sass::for_workload(tc, &w, &sass::target_for(cc, &w.ptx))?));
+        }
+        None => {
+            anyhow::ensure!(a.opcodes || a.check, "name a workload or PTX file, or use --opcodes / --check for the whole suite");
+            let mut seen = std::collections::BTreeSet::new();
+            for name in warpsim_workloads::bundled_names() {
+                let w = warpsim_workloads::Workload::bundled(name)?;
+                if seen.insert(w.ptx_path.clone()) {
+                    match sass::for_workload(tc, &w, &sass::target_for(cc, &w.ptx)) {
+                        Ok(l) => out.push((w.ptx_path.display().to_string(), l)),
+                        Err(e @ sass::SassError::Rejected { .. }) => eprintln!("note: {}: {e}", w.ptx_path.display()),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sass_cmd(a: SassArgs) -> Result<()> {
+    let mut counts = std::collections::BTreeMap::new();
+    let mut report = warpsim_sass::check::Report::default();
+    let mut modules = Vec::new();
+    let listings = sass_listings(&a)?;
+    let sources: std::collections::BTreeSet<String> = listings.iter().map(|(_, l)| format!("{} {}", l.target, l.source)).collect();
+    for (what, l) in &listings {
+        let m = warpsim_sass::parse(&l.text).with_context(|| format!("{what}: the {} listing ({})", l.target, l.source))?;
+        for (op, n) in m.opcode_counts() {
+            *counts.entry(op).or_insert(0) += n;
+        }
+        for k in &m.kernels {
+            report.merge(warpsim_sass::check::kernel(k));
+        }
+        modules.push((what, l, m));
+    }
+    if a.json {
+        let v: Vec<_> = modules.iter().map(|(what, l, m)| serde_json::json!({ "name": what, "target": l.target, "source": l.source, "module": m })).collect();
+        out!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    if a.opcodes || a.check {
+        out!("{} listing(s): {}", listings.len(), sources.into_iter().collect::<Vec<_>>().join("; "));
+    }
+    if a.check {
+        out!(
+            "{} instructions, {} barrier producers, {} dependences checked, {} violations ({:.3}%); fixed-latency dependences closer than 4 cycles: {} of {}",
+            report.instructions,
+            report.producers,
+            report.dependences,
+            report.violations.len(),
+            report.violation_rate(),
+            report.fixed_below(4),
+            report.fixed_latency.values().sum::<usize>()
+        );
+        for v in &report.violations {
+            out!("  {} {:#06x} {}: {}", v.kernel, v.pc, v.rule, v.detail);
+        }
+    }
+    if a.opcodes {
+        out!("{}", warpsim_sass::opcode_table(&counts).trim_end());
+    }
+    if !a.opcodes && !a.check {
+        for (what, l, m) in &modules {
+            out!("# {what}: {} ({})", l.target, l.source);
+            for k in &m.kernels {
+                out!("{}", warpsim_sass::table(k));
+            }
         }
     }
     Ok(())
@@ -416,6 +529,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Sweep { cmd, args } => sweep_cmd::run(cmd, args)?,
         Cmd::Report(a) => sweep_cmd::report_cmd(a)?,
         Cmd::Toolchain => toolchain_report()?,
+        Cmd::Sass(a) => sass_cmd(a)?,
         Cmd::Workloads => {
             for name in warpsim_workloads::bundled_names() {
                 let w = warpsim_workloads::Workload::bundled(name)?;

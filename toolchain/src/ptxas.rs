@@ -105,7 +105,7 @@ fn run(tool: &Tool, ptx: &str, target: &str, maxrregcount: Option<u32>) -> Resul
 }
 
 /// A fresh private directory under the system's temporary directory.
-fn scratch_dir() -> std::io::Result<PathBuf> {
+pub(crate) fn scratch_dir() -> std::io::Result<PathBuf> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir().join(format!("warpsim-ptxas-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
@@ -155,7 +155,7 @@ pub fn parse_verbose(log: &str) -> Vec<EntryResources> {
 /// The PTX as ptxas will get it for `target`: `.target` lowered when the PTX asks for a newer
 /// SM, `.version` lowered to the newest an older ptxas reads. Returns the original target when
 /// it was rewritten.
-fn retarget(ptx: &str, target: &str, release: (u32, u32)) -> (String, Option<String>) {
+pub(crate) fn retarget(ptx: &str, target: &str, release: (u32, u32)) -> (String, Option<String>) {
     let mut from = None;
     let max_isa = max_ptx_isa(release);
     let mut out = String::with_capacity(ptx.len());

@@ -209,6 +209,23 @@ fn stem(path: &str) -> &str {
     file.strip_suffix(".toml").unwrap_or(file)
 }
 
+impl Workload {
+    /// The committed SASS listing for `target` (`kernel.sm_90.sass`, written by
+    /// `workloads/gen_sass.sh`) beside a bundled workload's PTX, when the PTX is the committed
+    /// one (a listing never describes other code than its own).
+    pub fn committed_sass(&self, target: &str) -> Option<&'static str> {
+        let rel = self.ptx_path.strip_prefix(BUNDLED_ROOT).ok()?.to_string_lossy().replace('\\', "/");
+        let (_, committed_ptx) = SUITE_FILES.iter().find(|(p, _)| *p == rel)?;
+        if *committed_ptx != self.ptx.as_bytes() {
+            return None;
+        }
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let want = if dir.is_empty() { format!("kernel.{target}.sass") } else { format!("{dir}/kernel.{target}.sass") };
+        let (_, bytes) = SUITE_FILES.iter().find(|(p, _)| *p == want)?;
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
 fn bundled_file(dir: &str, rel: &str) -> io::Result<Vec<u8>> {
     let rel = rel.trim_start_matches("./");
     let full = if dir.is_empty() {

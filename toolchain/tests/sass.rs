@@ -1,0 +1,115 @@
+//! The real ptxas + nvdisasm on the bundled suite for every Volta-to-Hopper target: each listing
+//! parses, its control bits pass `warpsim_sass::check`, and the kernel parameters sit where
+//! `warpsim_sass::abi` says (measured again here per target). Without the tools every test says
+//! so and passes, unless `WARPSIM_REQUIRE_NVDISASM` is set (CI installs them and sets it).
+//! Targets whose ptxas is missing (sm_70 needs CUDA 12's: `pip install nvidia-cuda-nvcc-cu12`)
+//! are skipped with a line.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use warpsim_sass::{abi, check};
+use warpsim_toolchain::{sass, Toolchain, ToolKind};
+use warpsim_workloads::{bundled_names, Workload};
+
+fn toolchain(test: &str) -> Option<Toolchain> {
+    let tc = Toolchain::discover(None);
+    if tc.ptxas_for("sm_90").is_none() || tc.of(ToolKind::Nvdisasm).next().is_none() {
+        assert!(std::env::var_os("WARPSIM_REQUIRE_NVDISASM").is_none(), "{test}: WARPSIM_REQUIRE_NVDISASM is set but ptxas/nvdisasm were not found: {tc:?}");
+        eprintln!("{test}: skipped, no ptxas + nvdisasm on this machine ({} ; {})", warpsim_toolchain::discover::INSTALL_HINT, sass::NVDISASM_HINT);
+        return None;
+    }
+    Some(tc)
+}
+
+/// One workload per distinct PTX of the suite.
+fn suite_ptx() -> Vec<Workload> {
+    let mut seen = BTreeSet::new();
+    bundled_names().into_iter().map(|n| Workload::bundled(n).unwrap()).filter(|w| seen.insert(w.ptx_path.clone())).collect()
+}
+
+fn params(ptx: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
+    let m = warpsim_isa::parse(ptx, "kernel.ptx").unwrap();
+    m.funcs
+        .iter()
+        .filter(|f| f.kind == warpsim_isa::ast::FuncKind::Entry && f.body.is_some())
+        .map(|f| {
+            let ps = f
+                .params
+                .iter()
+                .map(|p| {
+                    let elem = warpsim_isa::types::Ty::parse(&p.ty).map_or(1, |t| t.bytes().max(1)) * p.vec.max(1);
+                    let count: u64 = p.dims.iter().map(|d| d.unwrap_or(1)).product();
+                    (elem * count as u32, p.align.unwrap_or(elem).max(1))
+                })
+                .collect();
+            (f.name.clone(), ps)
+        })
+        .collect()
+}
+
+#[test]
+fn every_target_parses_checks_and_measures() {
+    let Some(tc) = toolchain("every_target_parses_checks_and_measures") else { return };
+    let suite = suite_ptx();
+    let mut measured = 0;
+    for cc in [[7, 0], [7, 5], [8, 0], [8, 6], [8, 9], [9, 0]] {
+        let target = warpsim_toolchain::discover::sm_target(cc);
+        if tc.ptxas_for(&target).is_none() {
+            eprintln!("{target}: skipped, no ptxas serves it here");
+            continue;
+        }
+        let mut report = check::Report::default();
+        let mut evidence = Vec::new();
+        let (mut compiled, mut rejected) = (0, 0);
+        for w in &suite {
+            let t = sass::target_for(cc, &w.ptx);
+            let listing = match sass::listing(&tc, &w.ptx, &t) {
+                Ok(l) => l,
+                Err(sass::SassError::Rejected { .. }) => {
+                    // Hopper-only code (TMA, wgmma, clusters) for an older target.
+                    rejected += 1;
+                    continue;
+                }
+                Err(e) => panic!("{}: {e}", w.ptx_path.display()),
+            };
+            compiled += 1;
+            let m = warpsim_sass::parse(&listing.text).unwrap_or_else(|e| panic!("{} for {t}: {e}", w.ptx_path.display()));
+            assert_eq!(m.arch.as_deref(), Some(t.as_str()));
+            for (name, ps) in params(&w.ptx) {
+                let k = m.kernel(&name).unwrap_or_else(|| panic!("{}: {name} missing for {t}", w.ptx_path.display()));
+                evidence.push(abi::Evidence { name: name.clone(), params: ps, reads: abi::bank0_reads(k) });
+            }
+            for k in &m.kernels {
+                report.merge(check::kernel(k));
+            }
+        }
+        let inf = abi::infer_param_base(&evidence).unwrap();
+        let mut rules: BTreeMap<&str, usize> = BTreeMap::new();
+        for v in &report.violations {
+            *rules.entry(v.rule).or_insert(0) += 1;
+        }
+        let fixed: usize = report.fixed_latency.values().sum();
+        eprintln!(
+            "{target}: {compiled} PTX compiled ({rejected} rejected), {} instructions, {} dependences, {} violations {rules:?} ({:.3}%); fixed-latency below 4 cycles {}/{fixed}, uniform below 2 {}; parameters at {:#x} ({} reads explained, {} not; driver constants below: {:x?})",
+            report.instructions,
+            report.dependences,
+            report.violations.len(),
+            report.violation_rate(),
+            report.fixed_below(4),
+            report.fixed_uniform_below(2),
+            inf.base,
+            inf.explained,
+            inf.unexplained.len(),
+            inf.below
+        );
+        for v in report.violations.iter().take(10) {
+            eprintln!("  {} {:#06x} {}: {}", v.kernel, v.pc, v.rule, v.detail);
+        }
+        assert_eq!(Some(inf.base), abi::param_base(&target), "{target}");
+        assert!(inf.unexplained.is_empty(), "{target}: {:x?}", inf.unexplained);
+        assert!(report.violations.is_empty(), "{target}");
+        assert_eq!(report.fixed_below(3), 0, "{target}: {:?}", report.fixed_latency);
+        measured += 1;
+    }
+    assert!(measured >= 5, "{measured} targets measured");
+}
