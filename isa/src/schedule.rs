@@ -7,11 +7,14 @@
 //! output dependences (predicates and the carry flag included), memory order between any store,
 //! atomic or fence and every other memory access (loads may pass loads), and full barriers at
 //! synchronization, control, clock reads and anything with side effects. Among ready
-//! instructions, loads go first, then instructions computing load operands, then the original
-//! order. Functional results are unchanged.
+//! instructions, loads go first, then instructions computing load operands, then those heading
+//! the longest chain of dependents (a transcendental, a division or an FP64 op counting four
+//! steps), then the original order: independent chains interleave, as in ptxas's output, so
+//! their latencies overlap (nvcc's PTX writes an unrolled loop's iterations one after another).
+//! Functional results are unchanged.
 
 use crate::ast::Space;
-use crate::inst::{flag, Inst, Op, Opnd};
+use crate::inst::{flag, Class, Inst, Op, Opnd};
 use crate::program::Program;
 use crate::types::SReg;
 
@@ -108,14 +111,25 @@ pub fn schedule(p: &mut Program) -> usize {
         for i in (0..n).rev() {
             feeds_load[i] = succs[i].iter().any(|&k| kinds[k] == Kind::Load || (kinds[k] == Kind::Alu && feeds_load[k]));
         }
+        // Height: the longest chain of dependents below each instruction, a transcendental or
+        // a division counting as several steps (ptxas issues the heads of independent chains
+        // first, so their latencies overlap).
+        let weight = |i: &Inst| match i.class {
+            Class::Sfu | Class::IntDiv | Class::Fp64 => 4u32,
+            _ => 1,
+        };
+        let mut height = vec![0u32; n];
+        for i in (0..n).rev() {
+            height[i] = weight(&p.insts[s + i]) + succs[i].iter().map(|&k| height[k]).max().unwrap_or(0);
+        }
         let mut order = Vec::with_capacity(n);
         let mut ready: Vec<usize> = (0..n).filter(|&j| preds[j] == 0).collect();
         while !ready.is_empty() {
-            // Loads first, then what feeds loads, then original order.
+            // Loads first, then what feeds loads, then the longest chains, then original order.
             let pick = ready
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, &j)| (kinds[j] != Kind::Load, !feeds_load[j], j))
+                .min_by_key(|(_, &j)| (kinds[j] != Kind::Load, !feeds_load[j], std::cmp::Reverse(height[j]), j))
                 .map(|(k, _)| k)
                 .expect("ready is not empty");
             let j = ready.swap_remove(pick);
@@ -174,6 +188,32 @@ $L:
         // of their addresses, which goes with it); the load after the store stays after it; the
         // branch stays last.
         assert_eq!(ops, ["ld", "ld", "ld", "add", "ld", "fma", "fma", "st", "ld", "bra"]);
+    }
+
+    #[test]
+    fn independent_chains_interleave() {
+        // Two dependent chains written one after the other (an unrolled loop's iterations in
+        // nvcc's order): the heads go first, so each chain's latency hides behind the other's.
+        let src = r#"
+.version 9.0
+.target sm_90
+.entry k(.param .u64 p)
+{
+    .reg .f32 %f<8>;
+    rsqrt.approx.f32 %f1, %f0;
+    mul.f32 %f2, %f1, %f1;
+    add.f32 %f3, %f2, %f0;
+    rsqrt.approx.f32 %f4, %f0;
+    mul.f32 %f5, %f4, %f4;
+    add.f32 %f6, %f5, %f0;
+    ret;
+}
+"#;
+        let mut p = crate::load(src, "t.ptx").unwrap().remove(0);
+        schedule(&mut p);
+        let dsts: Vec<String> = p.insts.iter().filter(|i| i.ndst == 1).map(|i| format!("{}{:?}", op_name(i.op), i.defs)).collect();
+        let first_two: Vec<&str> = dsts.iter().take(2).map(|s| &s[..5]).collect();
+        assert_eq!(first_two, ["rsqrt", "rsqrt"], "{dsts:?}");
     }
 
     #[test]

@@ -53,7 +53,10 @@ mod tests {
             ".version 9.0\n.target sm_90\n.entry k()\n{{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %d<4>;\n.reg .b16 %h<4>;\n{body}\nret;\n}}\n"
         );
         let p = warpsim_isa::load(&src, "t.ptx").unwrap().remove(0);
-        p.insts.iter().map(|i| kind(i).map(|k| NAMES[k])).collect()
+        // In source order (lowering's scheduler may reorder independent instructions).
+        let mut insts: Vec<_> = p.insts.iter().collect();
+        insts.sort_by_key(|i| i.loc.ptx.line);
+        insts.iter().map(|i| kind(i).map(|k| NAMES[k])).collect()
     }
 
     #[test]
