@@ -179,13 +179,15 @@ fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
     Ok(w)
 }
 
-fn dump(dir: &PathBuf, buffers: &[(String, Vec<u8>)]) -> Result<()> {
+/// Writes every buffer of the run, one at a time (each read back from the device as it is written).
+fn dump(dir: &PathBuf, w: &warpsim_workloads::Workload, o: &warpsim_sim::launch::Outcome) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (name, bytes) in buffers {
-        let path = dir.join(format!("{name}.bin"));
+    for (i, spec) in w.manifest.buffers.iter().enumerate() {
+        let path = dir.join(format!("{}.bin", spec.name));
+        let bytes = o.buffer(i).unwrap_or_default();
         std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out!("dumped {} buffers to {}", buffers.len(), dir.display());
+    out!("dumped {} buffers to {}", w.manifest.buffers.len(), dir.display());
     Ok(())
 }
 
@@ -268,7 +270,7 @@ fn run_workload(a: RunArgs) -> Result<()> {
         out!("{}", o.check);
     }
     if let Some(dir) = &a.dump {
-        dump(dir, &o.buffers)?;
+        dump(dir, &w, &o)?;
     }
     if !o.check.passed() && o.check.status != warpsim_workloads::CheckStatus::NotChecked {
         anyhow::bail!("output check failed");

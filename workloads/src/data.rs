@@ -4,13 +4,17 @@
 //! Consumers never need to know which: [`InitData::chunks`] yields the non-zero regions to copy
 //! into device memory (everything else is zero), [`InitData::read`] reads any byte range, and
 //! [`InitData::fnv1a64`] hashes the logical byte stream (the same value for either representation)
-//! without walking the zeros one by one.
+//! without walking the zeros one by one. Dense bytes are shared ([`std::sync::Arc`]): a
+//! simulator may lend them to its device memory instead of copying them, and a cloned workload
+//! does not copy its inputs.
+
+use std::sync::Arc;
 
 /// Contents of one buffer before the kernel runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InitData {
     /// Every byte, in order.
-    Dense(Vec<u8>),
+    Dense(Arc<Vec<u8>>),
     /// `len` bytes of zeros overwritten by `writes`: (byte offset, bytes), sorted by offset and
     /// non-overlapping.
     Sparse {
@@ -85,10 +89,18 @@ impl InitData {
         }
     }
 
+    /// The bytes of a dense buffer, without copying; `None` for a sparse one.
+    pub fn dense(&self) -> Option<&Arc<Vec<u8>>> {
+        match self {
+            InitData::Dense(v) => Some(v),
+            InitData::Sparse { .. } => None,
+        }
+    }
+
     /// The whole buffer as dense bytes (allocates `len_bytes`).
     pub fn to_vec(&self) -> Vec<u8> {
         match self {
-            InitData::Dense(v) => v.clone(),
+            InitData::Dense(v) => v.to_vec(),
             InitData::Sparse { len, .. } => {
                 let mut v = vec![0u8; *len as usize];
                 self.read(0, &mut v);
@@ -183,7 +195,7 @@ mod tests {
                 }
             }
             let sparse = InitData::Sparse { len, writes: sorted };
-            let dense = InitData::Dense(sparse.to_vec());
+            let dense = InitData::Dense(Arc::new(sparse.to_vec()));
             prop_assert_eq!(sparse.fnv1a64(), dense.fnv1a64());
             prop_assert_eq!(dense.fnv1a64(), fnv1a64(&dense.to_vec()));
             let mut a = vec![0u8; 40];
