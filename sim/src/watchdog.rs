@@ -127,7 +127,7 @@ impl fmt::Display for Runaway {
             )?,
         }
         if self.functional && self.warps.iter().any(|w| w.polls_global) {
-            write!(f, " (the functional runner runs one cluster at a time: a flag that another CTA sets never arrives here, the timing model runs resident CTAs together)")?;
+            write!(f, " (the functional runner runs one cluster at a time, so a flag that another CTA is to set cannot change while this one polls it: run in time, without `--functional`, where resident CTAs run together)")?;
         }
         let loops: Vec<String> = self.loops.iter().map(|(l, n)| format!("{l} ({n} warps)")).collect();
         if !loops.is_empty() {

@@ -77,6 +77,28 @@ fn a_spin_on_an_mbarrier_test_wait_that_never_completes_is_stopped_in_both_modes
     }
 }
 
+/// A flag that one CTA sets and another polls: the functional runner, one cluster at a time,
+/// cannot make progress on it (the CTA that sets it runs only after the one that waits), and says
+/// so, naming the timing model; the timing model, with both CTAs resident, finishes it.
+#[test]
+fn a_flag_another_cta_sets_finishes_in_time_and_is_explained_functionally() {
+    let progs = warpsim_isa::load(include_str!("ptx/runaway.ptx"), "runaway.ptx").unwrap();
+    let prog = Arc::new(progs.into_iter().find(|p| p.name == "cross_cta_flag").unwrap());
+    let dims = LaunchDims { grid: [2, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let mut g = Gpu::new(132);
+    let flag = g.upload("flag", 4, &[]);
+    let e = g.run_functional(Arc::clone(&prog), dims, flag.to_le_bytes().to_vec()).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("polls global 0x7f0000000000 (`flag` + 0)"), "{e}");
+    assert!(e.contains("the functional runner runs one cluster at a time, so a flag that another CTA is to set cannot change while this one polls it: run in time, without `--functional`"), "{e}");
+    let mut g = Gpu::new(132);
+    let flag = g.upload("flag", 4, &[]);
+    let cfg = Arc::new(warpsim_sim::presets::preset("hopper-h200").unwrap());
+    let k = Arc::new(g.kernel(prog, dims, flag.to_le_bytes().to_vec()).unwrap());
+    let opts = warpsim_sim::engine::RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Limits::default() };
+    warpsim_sim::engine::run(cfg, k, &mut g.mem, &opts).unwrap();
+    assert_eq!(g.mem.read_uint(flag, 4), 1);
+}
+
 /// `try_wait` puts the warp to sleep on the barrier: nothing issues, and it is the deadlock
 /// report, at once, that names the barrier.
 #[test]
