@@ -190,7 +190,8 @@ fn mutate_ptx(lines: &mut [String], insts: &[usize], rng: &mut Rng) -> &'static 
         }
         4 if TYPES.iter().any(|t| opcode.contains(t)) => {
             let from = TYPES.iter().find(|t| opcode.contains(*t)).copied().unwrap_or(".f32");
-            lines[n] = rebuild(&opcode.replacen(from, *rng.pick(TYPES), 1), &ops);
+            let to = *rng.pick(TYPES);
+            lines[n] = rebuild(&opcode.replacen(from, to, 1), &ops);
             "type swap"
         }
         _ => {

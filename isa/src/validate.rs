@@ -260,7 +260,7 @@ fn elem_bits(t: Ty) -> Option<u32> {
 fn frag_regs(rows: u16, cols: u16, t: Ty) -> Option<usize> {
     let per_lane = rows as usize * cols as usize / 32;
     let pack = (32 / elem_bits(t)?).max(1) as usize;
-    (per_lane > 0 && per_lane % pack == 0).then_some(per_lane / pack)
+    (per_lane > 0 && per_lane.is_multiple_of(pack)).then_some(per_lane / pack)
 }
 
 /// Registers of `wmma` fragment `frag` (`a`, `b`, `c`/`d`) of shape `(m, n, k)` and type `t`.
@@ -552,7 +552,7 @@ mod tests {
             format!("wmma.load.a.sync.aligned.row.m8n32k16.global.bf16 {}, [%rd1];", r(2, "r")),
             format!("wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd1], {}, %r1;", r(4, "r")),
             format!("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {}, {}, {}, {};", r(8, "f"), r(8, "r"), r(8, "r"), r(8, "f")),
-            format!("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {{%fd0, %fd1}}, {{%fd2}}, {{%fd3}}, {{%fd4, %fd5}};"),
+            "wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd4, %fd5};".to_string(),
             format!("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {}, {}, {}, {};", r(4, "f"), r(4, "r"), r(2, "r"), r(4, "f")),
             format!("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {}, {}, {}, {};", r(8, "f"), r(2, "r"), r(2, "r"), r(8, "f")),
             format!("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {}, {}, {}, {};", r(4, "r"), r(4, "r"), r(2, "r"), r(4, "r")),
@@ -582,7 +582,7 @@ mod tests {
             (format!("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {}, {}, {}, {};", r(4, "f"), r(2, "r"), r(2, "r"), r(4, "f")), "operand 2 of `mma.sync` must be {…} of 4 registers, found `{%r0, %r1}`"),
             (format!("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {}, {}, {}, 0;", r(4, "f"), r(4, "r"), r(2, "r")), "operand 4 of `mma.sync` must be {…} of 4 registers, found `0`"),
             (format!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {}, [%r1];", r(2, "r")), "operand 1 of `ldmatrix` must be {…} of 4 registers"),
-            (format!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r1, %r2;"), "operand 2 of `ldmatrix` must be an address in brackets, found `%r2`"),
+            ("ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r1, %r2;".to_string(), "operand 2 of `ldmatrix` must be an address in brackets, found `%r2`"),
             (format!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r1], {};", r(2, "r")), "operand 2 of `stmatrix` must be {…} of 4 registers"),
             (format!("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {}, %rd1, %rd2, 1, 1, 1, 0, 0;", r(16, "f")), "operand 1 of `wgmma.mma_async` must be {…} of 32 registers"),
             (format!("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {}, %rd1, %rd2, 1, 1, 1;", r(32, "f")), "`wgmma.mma_async` takes 8 operands here, found 6"),
