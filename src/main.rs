@@ -179,13 +179,17 @@ fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
     Ok(w)
 }
 
-/// Writes every buffer of the run, one at a time (each read back from the device as it is written).
+/// Writes every buffer of the run, streamed from the device memory.
 fn dump(dir: &PathBuf, w: &warpsim_workloads::Workload, o: &warpsim_sim::launch::Outcome) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (i, spec) in w.manifest.buffers.iter().enumerate() {
         let path = dir.join(format!("{}.bin", spec.name));
-        let bytes = o.buffer(i).unwrap_or_default();
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        let write = || -> std::io::Result<()> {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            o.write_buffer(i, &mut f)?;
+            std::io::Write::flush(&mut f)
+        };
+        write().with_context(|| format!("cannot write {}", path.display()))?;
     }
     out!("dumped {} buffers to {}", w.manifest.buffers.len(), dir.display());
     Ok(())

@@ -5,7 +5,7 @@
 //! Host memory stays near one copy of the inputs plus what the kernel writes: dense inputs are
 //! lent to the device memory ([`crate::memory::DeviceMemory::back`]) rather than copied, only
 //! output buffers are read back, and the device stays in the [`Outcome`] for whoever wants the
-//! other buffers ([`Outcome::buffer`]).
+//! other buffers ([`Outcome::write_buffer`], which streams them).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -211,7 +211,7 @@ impl Prepared {
 pub struct Outcome {
     /// The output buffers' final contents, by name, in manifest order.
     pub outputs: Vec<(String, Vec<u8>)>,
-    /// The device after the run (every buffer's contents: [`Outcome::buffer`]).
+    /// The device after the run (every buffer's contents: [`Outcome::write_buffer`]).
     pub device: Prepared,
     pub check: CheckReport,
     pub functional: Option<FunctionalStats>,
@@ -221,9 +221,19 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Buffer `i`'s final contents (manifest order), `None` past the last.
-    pub fn buffer(&self, i: usize) -> Option<Vec<u8>> {
-        self.device.read_buffer(i)
+    /// Writes buffer `i`'s final contents (manifest order; nothing past the last) to `out`, a
+    /// megabyte at a time.
+    pub fn write_buffer(&self, i: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let Some(&(_, addr, len)) = self.device.buffers.get(i) else { return Ok(()) };
+        let mut chunk = vec![0u8; (len as usize).min(1 << 20)];
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(chunk.len() as u64) as usize;
+            self.device.gpu.mem.read(addr + done, &mut chunk[..n]);
+            out.write_all(&chunk[..n])?;
+            done += n as u64;
+        }
+        Ok(())
     }
 }
 

@@ -128,15 +128,13 @@ impl Init {
                 seed,
             } => {
                 let next = single_cycle(footprint / stride, *seed);
-                let writes = next
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &n)| {
-                        let mut b = Vec::with_capacity(size as usize);
-                        dtype.push_bits(dtype.encode_int((n * stride / size) as i128), &mut b);
-                        (k as u64 * stride, b)
-                    })
-                    .collect();
+                let mut writes = crate::data::Writes::default();
+                let mut b = Vec::with_capacity(size as usize);
+                for (k, &n) in next.iter().enumerate() {
+                    b.clear();
+                    dtype.push_bits(dtype.encode_int((n * stride / size) as i128), &mut b);
+                    writes.push(k as u64 * stride, &b);
+                }
                 InitData::Sparse {
                     len: len * size,
                     writes,
