@@ -201,13 +201,19 @@ fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
     Ok(w)
 }
 
-fn dump(dir: &PathBuf, buffers: &[(String, Vec<u8>)]) -> Result<()> {
+/// Writes every buffer of the run, streamed from the device memory.
+fn dump(dir: &PathBuf, w: &warpsim_workloads::Workload, o: &warpsim_sim::launch::Outcome) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (name, bytes) in buffers {
-        let path = dir.join(format!("{name}.bin"));
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    for (i, spec) in w.manifest.buffers.iter().enumerate() {
+        let path = dir.join(format!("{}.bin", spec.name));
+        let write = || -> std::io::Result<()> {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            o.write_buffer(i, &mut f)?;
+            std::io::Write::flush(&mut f)
+        };
+        write().with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out!("dumped {} buffers to {}", buffers.len(), dir.display());
+    out!("dumped {} buffers to {}", w.manifest.buffers.len(), dir.display());
     Ok(())
 }
 
@@ -290,7 +296,7 @@ fn run_workload(a: RunArgs) -> Result<()> {
         out!("{}", o.check);
     }
     if let Some(dir) = &a.dump {
-        dump(dir, &o.buffers)?;
+        dump(dir, &w, &o)?;
     }
     if !o.check.passed() && o.check.status != warpsim_workloads::CheckStatus::NotChecked {
         anyhow::bail!("output check failed");

@@ -78,3 +78,17 @@ fn ptx_check_locates_invalid_utf8() {
     let (ok, _, err) = warpsim(&["ptx", "check", d.join("k.ptx").to_str().unwrap()]);
     assert!(!ok && err.contains("k.ptx:3:4: not UTF-8 text: byte 0xff at byte offset 30"), "{err}");
 }
+
+/// `--dump` writes every buffer, inputs too, streamed from the device: the input as generated,
+/// the output as the check saw it.
+#[test]
+fn dump_writes_every_buffer() {
+    let d = dir("dump");
+    let (ok, out, err) = warpsim(&["run", "saxpy", "--functional", "--dump", d.to_str().unwrap()]);
+    assert!(ok && out.contains("dumped 2 buffers"), "{out}{err}");
+    let w = warpsim_workloads::Workload::bundled("saxpy").unwrap();
+    assert_eq!(std::fs::read(d.join("x.bin")).unwrap(), w.inputs[0].to_vec());
+    let y = std::fs::read(d.join("y.bin")).unwrap();
+    assert_eq!(y.len() as u64, w.manifest.buffers[1].bytes());
+    assert!(w.check(&w.inputs, [("y", y.as_slice())]).passed());
+}

@@ -47,6 +47,8 @@ struct Lowerer<'a> {
     labels: Vec<(u32, Pos, String)>,
     raw_tables: Vec<Vec<(String, Pos)>>,
     table_scopes: Vec<Vec<HashMap<String, Name>>>,
+    /// (parameters, return values) each function declares, by function index.
+    arity: Vec<(usize, usize)>,
 }
 
 /// Virtual registers a kernel may declare, its device functions' included: 11× the most in the
@@ -111,6 +113,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
         labels: Vec::new(),
         raw_tables: Vec::new(),
         table_scopes: Vec::new(),
+        arity: Vec::new(),
     };
     // Functions: the kernel is 0, then every .func in module order.
     // A function both declared and defined keeps only its definition.
@@ -141,6 +144,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
         if lw.globals.insert(f.name.clone(), Name::Sym(sym)).is_some() {
             return Err(perr(file, f.pos, format!("function `{}` is defined twice", f.name)));
         }
+        lw.arity.push((f.params.len(), f.returns.len()));
         lw.prog.funcs.push(FuncInfo {
             name: f.name.clone(),
             start: 0,
@@ -540,6 +544,7 @@ impl<'a> Lowerer<'a> {
             ops.push(self.operand(o, op, &m, scopes)?);
         }
         crate::validate::operands(self.file, ai, op, &ops)?;
+        crate::validate::forms(self.file, ai, op, &m, &ops, &|f| self.arity.get(f as usize).copied())?;
         let ndst = dst_count(op, &m).min(ops.len() as u8);
         self.check_types(ai, op, &m, &ops)?;
         let mut defs = Vec::new();

@@ -4,9 +4,15 @@
 //! cluster barriers work); within a cluster, warps take turns in a fixed round-robin order with
 //! a quantum of instructions, so the result is deterministic. Barriers block warps until their
 //! phase completes; when no warp can move, the run stops with a deadlock fault that lists every
-//! waiting warp and what it waits for. CTAs of different clusters never run concurrently here,
-//! so kernels that spin on flags set by other CTAs (inter-block locks) only work in the timing
-//! model, which runs all resident CTAs together.
+//! waiting warp and what it waits for.
+//!
+//! A cluster whose warps spin on global memory (the watchdog's no-progress verdict, with a global
+//! load in the loop) is set aside and the next cluster runs: a flag that a later CTA sets
+//! (producer and consumer CTAs, an inter-block lock) then arrives. Set-aside clusters resume,
+//! oldest first, once global memory has changed since they were set aside; at most one cluster
+//! per SM is set aside at a time, about what the GPU keeps resident. When every set-aside
+//! cluster has seen no change and no new one may start, the run stops with the first one's
+//! report. A kernel that never spins runs exactly as before, one cluster after another.
 
 use warpsim_isa::inst::BarOp;
 
@@ -17,7 +23,8 @@ use crate::fault::{Fault, FaultKind, Waiter};
 use crate::kernel::Kernel;
 use crate::memory::DeviceMemory;
 use crate::warp::{Warp, WarpState};
-use crate::watchdog::{Limits, Watch};
+use crate::watchdog::{Limits, Stop, Watch};
+use std::collections::VecDeque;
 
 /// What a functional run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,60 +75,100 @@ pub fn run(k: &Kernel, mem: &mut DeviceMemory, limits: &Limits) -> Result<Functi
     let mut stats = FunctionalStats { executed: vec![0; k.prog.insts.len()], ..FunctionalStats::default() };
     let [cx, cy, cz] = d.cluster;
     let clusters = [d.grid[0] / cx, d.grid[1] / cy, d.grid[2] / cz];
-    let threads = d.threads_per_cta();
+    let total = clusters.iter().map(|&c| c as u64).product::<u64>();
     let mut trace = MemTrace::default();
-    let frame0 = k.prog.funcs.first().map_or(0, |f| f.frame_size);
-    for kz in 0..clusters[2] {
-        for ky in 0..clusters[1] {
-            for kx in 0..clusters[0] {
-                // The cluster's CTAs, by rank (x fastest).
-                let mut ctas = Vec::new();
-                let mut warps: Vec<Vec<Warp>> = Vec::new();
-                for rz in 0..cz {
-                    for ry in 0..cy {
-                        for rx in 0..cx {
-                            let id = [kx * cx + rx, ky * cy + ry, kz * cz + rz];
-                            let linear = id[0] as u64 + d.grid[0] as u64 * (id[1] as u64 + d.grid[1] as u64 * id[2] as u64);
-                            let rank = rx + cx * (ry + cy * rz);
-                            ctas.push(CtaShared::new(id, linear, k.smem_bytes, rank, (linear % k.nsm as u64) as u32, threads));
-                            let ws: Vec<Warp> = (0..d.warps_per_cta())
-                                .map(|s| {
-                                    let mut w = Warp::new(s, threads, &k.prog);
-                                    if frame0 > 0 {
-                                        w.ensure_local(frame0);
-                                    }
-                                    w
-                                })
-                                .collect();
-                            warps.push(ws);
+    // Spinning clusters set aside, with global memory's change count when they were.
+    let mut aside: VecDeque<(Cluster, Fault, u64)> = VecDeque::new();
+    let most_aside = (k.nsm as usize).max(1);
+    let mut next = 0u64;
+    loop {
+        let mut c = if next < total && aside.len() < most_aside {
+            let i = next;
+            next += 1;
+            let (kx, rest) = ((i % clusters[0] as u64) as u32, i / clusters[0] as u64);
+            let (ky, kz) = ((rest % clusters[1] as u64) as u32, (rest / clusters[1] as u64) as u32);
+            let c = Cluster::new(k, [kx, ky, kz]);
+            stats.ctas += c.ctas.len() as u64;
+            stats.warps += c.warps.iter().map(|w| w.len() as u64).sum::<u64>();
+            c
+        } else {
+            match aside.iter().position(|a| a.2 != mem.changes()) {
+                Some(i) => aside.remove(i).expect("an index of aside").0,
+                None => match aside.pop_front() {
+                    Some((_, mut f, _)) => {
+                        if let FaultKind::Watchdog(r) = &mut f.kind {
+                            r.spinning_clusters = aside.len() + 1;
                         }
+                        return Err(f);
                     }
-                }
-                stats.ctas += ctas.len() as u64;
-                stats.warps += warps.iter().map(|w| w.len() as u64).sum::<u64>();
-                run_cluster(k, mem, &mut ctas, &mut warps, &mut trace, &mut stats, &mut watch)?;
+                    None => return Ok(stats),
+                },
             }
+        };
+        watch.restart_window();
+        if let Some(f) = run_cluster(k, mem, &mut c, &mut trace, &mut stats, &mut watch)? {
+            let changes = mem.changes();
+            aside.push_back((c, f, changes));
         }
     }
-    Ok(stats)
 }
 
-fn run_cluster(
-    k: &Kernel,
-    mem: &mut DeviceMemory,
-    ctas: &mut [CtaShared],
-    warps: &mut [Vec<Warp>],
-    trace: &mut MemTrace,
-    stats: &mut FunctionalStats,
-    watch: &mut Watch,
-) -> Result<(), Fault> {
-    let mut cbar = ClusterBar::default();
-    let mut live_warps: u32 = warps.iter().map(|w| w.len() as u32).sum();
+/// One cluster's CTAs and warps, by rank (x fastest), and its barrier.
+struct Cluster {
+    ctas: Vec<CtaShared>,
+    warps: Vec<Vec<Warp>>,
+    cbar: ClusterBar,
+    live_warps: u32,
+}
+
+impl Cluster {
+    fn new(k: &Kernel, [kx, ky, kz]: [u32; 3]) -> Cluster {
+        let d = k.dims;
+        let [cx, cy, cz] = d.cluster;
+        let threads = d.threads_per_cta();
+        let frame0 = k.prog.funcs.first().map_or(0, |f| f.frame_size);
+        let mut ctas = Vec::new();
+        let mut warps: Vec<Vec<Warp>> = Vec::new();
+        for rz in 0..cz {
+            for ry in 0..cy {
+                for rx in 0..cx {
+                    let id = [kx * cx + rx, ky * cy + ry, kz * cz + rz];
+                    let linear = id[0] as u64 + d.grid[0] as u64 * (id[1] as u64 + d.grid[1] as u64 * id[2] as u64);
+                    let rank = rx + cx * (ry + cy * rz);
+                    ctas.push(CtaShared::new(id, linear, k.smem_bytes, rank, (linear % k.nsm as u64) as u32, threads));
+                    let ws: Vec<Warp> = (0..d.warps_per_cta())
+                        .map(|s| {
+                            let mut w = Warp::new(s, threads, &k.prog);
+                            if frame0 > 0 {
+                                w.ensure_local(frame0);
+                            }
+                            w
+                        })
+                        .collect();
+                    warps.push(ws);
+                }
+            }
+        }
+        let live_warps = warps.iter().map(|w| w.len() as u32).sum();
+        Cluster { ctas, warps, cbar: ClusterBar::default(), live_warps }
+    }
+}
+
+/// Whether a watchdog stop is warps spinning on global memory (another cluster may set it).
+fn spins_on_global(f: &Fault) -> bool {
+    matches!(&f.kind, FaultKind::Watchdog(r) if matches!(r.stop, Stop::NoProgress { .. }) && r.warps.iter().any(|w| w.polls_global))
+}
+
+/// Runs a cluster until it finishes (`None`) or spins on global memory (`Some`, the watchdog's
+/// report; the cluster can resume later).
+fn run_cluster(k: &Kernel, mem: &mut DeviceMemory, c: &mut Cluster, trace: &mut MemTrace, stats: &mut FunctionalStats, watch: &mut Watch) -> Result<Option<Fault>, Fault> {
+    let Cluster { ctas, warps, cbar, live_warps } = c;
+    let (ctas, warps) = (&mut ctas[..], &mut warps[..]);
     let mut asyncs = Vec::new();
     loop {
         // Before every round, the first of each cluster too: the budget spans the grid.
         if let Some(f) = crate::watchdog::functional_step(watch, stats.warp_instructions, k, mem, ctas, warps, (cbar.phase, cbar.arrived)) {
-            return Err(f);
+            return if spins_on_global(&f) { Ok(Some(f)) } else { Err(f) };
         }
         let mut progress = false;
         let mut all_done = true;
@@ -177,9 +224,9 @@ fn run_cluster(
                             ctas[ci].live_threads = ctas[ci].live_threads.saturating_sub((lanes & w.valid).count_ones());
                             if done {
                                 w.state = WarpState::Done;
-                                live_warps -= 1;
-                                if cbar.arrived > 0 && cbar.arrived >= live_warps {
-                                    complete_cluster_phase(&mut cbar, warps);
+                                *live_warps -= 1;
+                                if cbar.arrived > 0 && cbar.arrived >= *live_warps {
+                                    complete_cluster_phase(cbar, warps);
                                 }
                             }
                             for id in 0..16 {
@@ -194,8 +241,8 @@ fn run_cluster(
                         Step::ClusterArrive => {
                             warps[ci][wi].cluster_phase = cbar.phase + 1;
                             cbar.arrived += 1;
-                            if cbar.arrived >= live_warps {
-                                complete_cluster_phase(&mut cbar, warps);
+                            if cbar.arrived >= *live_warps {
+                                complete_cluster_phase(cbar, warps);
                             }
                         }
                         Step::ClusterWait => {
@@ -209,7 +256,7 @@ fn run_cluster(
             }
         }
         if all_done {
-            return Ok(());
+            return Ok(None);
         }
         if !progress {
             return Err(deadlock(k, ctas, warps));

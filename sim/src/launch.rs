@@ -1,6 +1,11 @@
 //! A workload on the simulator: the PTX lowered, buffers allocated and filled with the
 //! workload's generated inputs, kernel parameters packed by the program's parameter layout, the
 //! kernel run (functionally or in time), outputs read back and checked against the reference.
+//!
+//! Host memory stays near one copy of the inputs plus what the kernel writes: dense inputs are
+//! lent to the device memory ([`crate::memory::DeviceMemory::back`]) rather than copied, only
+//! output buffers are read back, and the device stays in the [`Outcome`] for whoever wants the
+//! other buffers ([`Outcome::write_buffer`], which streams them).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -107,8 +112,9 @@ pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
         let addr = gpu.mem.alloc(&spec.name, spec.bytes(), 256);
-        for (off, bytes) in data.chunks() {
-            gpu.mem.write(addr + off, bytes);
+        match data.dense() {
+            Some(bytes) => gpu.mem.back(addr, Arc::clone(bytes)),
+            None => data.chunks().for_each(|(off, bytes)| gpu.mem.write(addr + off, bytes)),
         }
         buffers.push((spec.name.clone(), addr, spec.bytes()));
     }
@@ -191,9 +197,9 @@ pub fn encode_tensor_map(t: &warpsim_workloads::TensorMap, base: u64) -> Result<
 }
 
 impl Prepared {
-    /// Every buffer's final contents, by name.
-    pub fn read_buffers(&self) -> Vec<(String, Vec<u8>)> {
-        self.buffers.iter().map(|(n, a, b)| (n.clone(), self.gpu.download(*a, *b))).collect()
+    /// Buffer `i`'s contents (manifest order), `None` past the last.
+    pub fn read_buffer(&self, i: usize) -> Option<Vec<u8>> {
+        self.buffers.get(i).map(|(_, a, b)| self.gpu.download(*a, *b))
     }
 
     pub fn kernel(&mut self) -> Result<Kernel, Fault> {
@@ -203,7 +209,10 @@ impl Prepared {
 
 /// How a run went.
 pub struct Outcome {
-    pub buffers: Vec<(String, Vec<u8>)>,
+    /// The output buffers' final contents, by name, in manifest order.
+    pub outputs: Vec<(String, Vec<u8>)>,
+    /// The device after the run (every buffer's contents: [`Outcome::write_buffer`]).
+    pub device: Prepared,
     pub check: CheckReport,
     pub functional: Option<FunctionalStats>,
     pub timing: Option<TimingResult>,
@@ -211,18 +220,35 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
+impl Outcome {
+    /// Writes buffer `i`'s final contents (manifest order; nothing past the last) to `out`, a
+    /// megabyte at a time.
+    pub fn write_buffer(&self, i: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let Some(&(_, addr, len)) = self.device.buffers.get(i) else { return Ok(()) };
+        let mut chunk = vec![0u8; (len as usize).min(1 << 20)];
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(chunk.len() as u64) as usize;
+            self.device.gpu.mem.read(addr + done, &mut chunk[..n]);
+            out.write_all(&chunk[..n])?;
+            done += n as u64;
+        }
+        Ok(())
+    }
+}
+
+/// The output buffers read back, and the check of them against the reference.
 fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
-    let buffers = p.read_buffers();
-    let outputs: Vec<(&str, &[u8])> = w
+    let outputs: Vec<(String, Vec<u8>)> = w
         .manifest
         .buffers
         .iter()
-        .zip(&buffers)
-        .filter(|(spec, _)| spec.output)
-        .map(|(_, (n, b))| (n.as_str(), b.as_slice()))
+        .enumerate()
+        .filter(|(_, spec)| spec.output)
+        .filter_map(|(i, spec)| Some((spec.name.clone(), p.read_buffer(i)?)))
         .collect();
-    let check = w.check(&w.inputs, outputs);
-    (buffers, check)
+    let check = w.check(&w.inputs, outputs.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+    (outputs, check)
 }
 
 /// Runs the workload functionally (no timing), under the watchdog's default limits.
@@ -247,8 +273,8 @@ pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) ->
 
 fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits, t: Instant) -> Result<Outcome, RunError> {
     let stats = functional::run(&k, &mut p.gpu.mem, limits)?;
-    let (buffers, check) = finish(w, &p);
-    Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
+    let (outputs, check) = finish(w, &p);
+    Ok(Outcome { outputs, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
 }
 
 /// Runs the workload in time on `cfg`, under the watchdog's default limits.
@@ -264,8 +290,8 @@ pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: 
     let k = p.kernel()?;
     let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, limits: *limits };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
-    let (buffers, check) = finish(w, &p);
-    Ok(Outcome { buffers, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
+    let (outputs, check) = finish(w, &p);
+    Ok(Outcome { outputs, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
 }
 
 /// One workload's simulation speed.

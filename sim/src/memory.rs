@@ -1,13 +1,17 @@
 //! Device memory: a sparse, paged 64-bit address space with 256-byte aligned allocations.
 //!
 //! Pages are allocated on first write, so a 512 MB pointer-chase buffer costs only the pages its
-//! chain touches. Every access is checked against the allocation list: an access outside any
+//! chain touches. A buffer's initial contents need not be copied in at all: [`DeviceMemory::back`]
+//! lends the memory the input bytes (shared, read-only), which serve the whole pages they cover
+//! until a write copies that one page; host memory is then the input once plus the pages the
+//! kernel writes. Every access is checked against the allocation list: an access outside any
 //! allocation is a fault (returned as a value), never a panic. The generic address space also
 //! has windows for shared and local memory (their base addresses are constants here so `cvta`,
 //! `isspacep` and generic loads agree with the rest of the simulator).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// Page size of the sparse store.
 pub const PAGE: u64 = 4096;
@@ -87,10 +91,21 @@ pub enum AccessError {
     Misaligned,
 }
 
+/// Read-only bytes behind whole pages not written yet: pages `first .. first + pages` read
+/// `bytes[offset ..]`.
+struct Backing {
+    first: u64,
+    pages: u64,
+    offset: usize,
+    bytes: Arc<Vec<u8>>,
+}
+
 /// The sparse global memory of the device.
 #[derive(Default)]
 pub struct DeviceMemory {
     pages: PageMap,
+    /// Sorted by `first`, non-overlapping; a page in `pages` shadows its backing.
+    backing: Vec<Backing>,
     allocs: Vec<Allocation>,
     next: u64,
     /// Writes that changed memory (the watchdog's sign of progress).
@@ -99,7 +114,7 @@ pub struct DeviceMemory {
 
 impl DeviceMemory {
     pub fn new() -> Self {
-        DeviceMemory { pages: PageMap::default(), allocs: Vec::new(), next: GLOBAL_BASE, changes: 0 }
+        DeviceMemory { pages: PageMap::default(), backing: Vec::new(), allocs: Vec::new(), next: GLOBAL_BASE, changes: 0 }
     }
 
     /// Allocates `size` bytes (at least one byte is reserved), 256-byte aligned like cudaMalloc.
@@ -145,7 +160,7 @@ impl DeviceMemory {
             let a = addr + done as u64;
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(out.len() - done);
-            match self.pages.get(&page) {
+            match self.page(page) {
                 Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
                 None => out[done..done + n].fill(0),
             }
@@ -153,20 +168,42 @@ impl DeviceMemory {
         }
     }
 
-    /// Writes bytes without bounds checks.
-    /// Page `page` (the bytes from `page * PAGE`), `None` when never written (it reads as zeros).
+    /// Page `page` (the bytes from `page * PAGE`), `None` when neither written nor backed (it
+    /// reads as zeros).
     #[inline]
     pub fn page(&self, page: u64) -> Option<&[u8; PAGE as usize]> {
-        self.pages.get(&page).map(|p| &**p)
+        match self.pages.get(&page) {
+            Some(p) => Some(&**p),
+            None => backed(&self.backing, page),
+        }
     }
 
+    /// Puts `bytes` at `addr` (inside an allocation), sharing them instead of copying where they
+    /// cover whole pages: the partial pages at either end are written, the pages between read
+    /// from `bytes` until written. Memory there must not have been written before.
+    pub fn back(&mut self, addr: u64, bytes: Arc<Vec<u8>>) {
+        let end = addr + bytes.len() as u64;
+        let (first, last) = (addr.div_ceil(PAGE), end / PAGE);
+        if first >= last {
+            return self.write(addr, &bytes);
+        }
+        let head = ((first * PAGE - addr) as usize).min(bytes.len());
+        let tail = (last * PAGE - addr) as usize;
+        self.write(addr, &bytes[..head]);
+        self.write(last * PAGE, &bytes[tail..]);
+        let at = self.backing.partition_point(|b| b.first < first);
+        self.backing.insert(at, Backing { first, pages: last - first, offset: head, bytes });
+    }
+
+    /// Writes bytes without bounds checks.
     pub fn write(&mut self, addr: u64, data: &[u8]) {
         let mut done = 0;
         while done < data.len() {
             let a = addr + done as u64;
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(data.len() - done);
-            let p = self.pages.entry(page).or_insert_with(|| Box::new([0u8; PAGE as usize]));
+            let backing = &self.backing;
+            let p = self.pages.entry(page).or_insert_with(|| Box::new(backed(backing, page).copied().unwrap_or([0u8; PAGE as usize])));
             if p[off..off + n] != data[done..done + n] {
                 p[off..off + n].copy_from_slice(&data[done..done + n]);
                 self.changes += 1;
@@ -191,10 +228,24 @@ impl DeviceMemory {
         self.changes
     }
 
-    /// Bytes of host memory held by pages.
+    /// Bytes of host memory held by pages (backing bytes are the lender's).
     pub fn resident_bytes(&self) -> u64 {
         self.pages.len() as u64 * PAGE
     }
+}
+
+/// The backed bytes of `page`, if a backing covers it.
+#[inline]
+fn backed(backing: &[Backing], page: u64) -> Option<&[u8; PAGE as usize]> {
+    if backing.is_empty() {
+        return None;
+    }
+    let b = &backing[backing.partition_point(|b| b.first <= page).checked_sub(1)?];
+    if page - b.first >= b.pages {
+        return None;
+    }
+    let off = b.offset + ((page - b.first) * PAGE) as usize;
+    b.bytes.get(off..off + PAGE as usize)?.try_into().ok()
 }
 
 #[cfg(test)]
@@ -229,6 +280,34 @@ mod tests {
         let mut back = vec![0u8; 100];
         m.read(a + PAGE - 50, &mut back);
         assert_eq!(back, data);
+    }
+
+    #[test]
+    fn backed_pages_are_shared_until_written() {
+        let mut m = DeviceMemory::new();
+        let _ = m.alloc("pad", 100, 256);
+        let a = m.alloc("a", 5 * PAGE, 256);
+        assert_ne!(a % PAGE, 0, "the test wants a buffer that starts inside a page");
+        let data: Arc<Vec<u8>> = Arc::new((0..5 * PAGE).map(|i| (i * 7 % 251) as u8 + 1).collect());
+        m.back(a, Arc::clone(&data));
+        // Only the partial first and last pages are copied; the four whole pages are lent.
+        assert_eq!(m.resident_bytes(), 2 * PAGE);
+        let mut back = vec![0u8; data.len()];
+        m.read(a, &mut back);
+        assert_eq!(back, *data);
+        let whole = a.div_ceil(PAGE);
+        assert_eq!(m.page(whole + 1).map(|p| p[0]), Some(data[(PAGE * (whole + 1) - a) as usize]));
+        // A write copies its page and leaves the lender's bytes alone.
+        m.write_uint(a + 2 * PAGE, 4, 0);
+        assert_eq!(m.read_uint(a + 2 * PAGE, 4), 0);
+        assert_eq!(m.read_uint(a + 2 * PAGE + 4, 4), u32::from_le_bytes(data[2 * PAGE as usize + 4..][..4].try_into().unwrap()) as u64);
+        assert_eq!(m.resident_bytes(), 3 * PAGE);
+        // Past the backing, memory is zero again.
+        assert_eq!(m.read_uint(a + 5 * PAGE + 8, 4), 0);
+        // Short buffers inside one page are simply written.
+        let b = m.alloc("b", 10, 256);
+        m.back(b, Arc::new(vec![9; 10]));
+        assert_eq!(m.read_uint(b + 6, 4), 0x0909_0909);
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub struct Runaway {
     pub total: usize,
     /// Distinct loops the running warps are in, with their warp counts (most warps first).
     pub loops: Vec<(String, usize)>,
+    /// Functional runs: the clusters that were spinning side by side when the runner gave up
+    /// (it sets a spinning cluster aside and runs the next, see [`crate::functional`]).
+    pub spinning_clusters: usize,
 }
 
 impl fmt::Display for Runaway {
@@ -126,8 +129,10 @@ impl fmt::Display for Runaway {
                 self.total
             )?,
         }
-        if self.functional && self.warps.iter().any(|w| w.polls_global) {
-            write!(f, " (the functional runner runs one cluster at a time: a flag that another CTA sets never arrives here, the timing model runs resident CTAs together)")?;
+        if self.functional && self.spinning_clusters > 0 {
+            let n = self.spinning_clusters;
+            let set = if n == 1 { "this cluster was the only one left to run".to_string() } else { format!("{n} clusters were spinning side by side") };
+            write!(f, " (the functional runner sets a spinning cluster aside and runs the next; {set} and none changed global memory: a flag no CTA sets, or one a CTA set aside beyond them would set; the timing model runs resident CTAs together)")?;
         }
         let loops: Vec<String> = self.loops.iter().map(|(l, n)| format!("{l} ({n} warps)")).collect();
         if !loops.is_empty() {
@@ -282,6 +287,12 @@ impl Watch {
     /// Whether a progress check is due at `now`.
     pub fn due(&self, now: u64) -> bool {
         now >= self.next
+    }
+
+    /// Forgets the state seen so far: the next checks are of other warps (the functional runner
+    /// switching clusters), a window of their own.
+    pub fn restart_window(&mut self) {
+        self.last = None;
     }
 
     /// A progress check at `now`: `look` is what changed cheaply, `fingerprint` computes the
@@ -469,7 +480,7 @@ pub fn report<'a>(
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     let warps = all.iter().take(REPORTED_WARPS).map(|(_, _, c, w)| loops.spinner(k, w, c, mem)).collect();
-    Runaway { stop, clock, functional, warps, total: all.len(), loops: counts }
+    Runaway { stop, clock, functional, warps, total: all.len(), loops: counts, spinning_clusters: 0 }
 }
 
 /// One watchdog step of the timing engine at cycle `now`: the budget, then (when due) a progress

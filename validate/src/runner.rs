@@ -210,7 +210,7 @@ pub fn run_one(device: &mut dyn Device, w: &Workload, opts: &Options, log: Log) 
     rec.check_detail = (report.status == CheckStatus::Fail).then(|| report.to_string());
     let sim = if opts.compare_sim {
         match warpsim_sim::launch::run_functional(w, SIM_SMS) {
-            Ok(o) => Some(o.buffers),
+            Ok(o) => Some(o.outputs),
             Err(e) => {
                 rec.sim_error = Some(chain(&Error::from(e)));
                 None
@@ -308,14 +308,7 @@ impl Device for DryRun {
         }
         log(&format!("  params: {} bytes in {} slots, equal to the simulator's", ours.len(), layout.slots.len()));
         let o = warpsim_sim::launch::run_functional(w, SIM_SMS).map_err(|e| DeviceFailure { launched: true, error: e.into() })?;
-        let outputs = w
-            .manifest
-            .buffers
-            .iter()
-            .zip(o.buffers)
-            .filter(|(spec, _)| spec.output)
-            .map(|(_, b)| b)
-            .collect();
+        let outputs = o.outputs;
         let kernel = KernelAttrs { registers: o.regs_per_thread, ..KernelAttrs::default() };
         Ok(DeviceRun { outputs, kernel, times: Ok(Vec::new()) })
     }

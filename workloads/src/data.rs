@@ -4,19 +4,83 @@
 //! Consumers never need to know which: [`InitData::chunks`] yields the non-zero regions to copy
 //! into device memory (everything else is zero), [`InitData::read`] reads any byte range, and
 //! [`InitData::fnv1a64`] hashes the logical byte stream (the same value for either representation)
-//! without walking the zeros one by one.
+//! without walking the zeros one by one. Dense bytes are shared ([`std::sync::Arc`]): a
+//! simulator may lend them to its device memory instead of copying them, and a cloned workload
+//! does not copy its inputs.
+
+use std::sync::Arc;
 
 /// Contents of one buffer before the kernel runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InitData {
     /// Every byte, in order.
-    Dense(Vec<u8>),
+    Dense(Arc<Vec<u8>>),
     /// `len` bytes of zeros overwritten by `writes`: (byte offset, bytes), sorted by offset and
     /// non-overlapping.
     Sparse {
         len: u64,
-        writes: Vec<(u64, Vec<u8>)>,
+        writes: Writes,
     },
+}
+
+/// The writes of a sparse buffer, stored flat: (offset, end in `bytes`) and one byte array, so
+/// a pointer chase's millions of one-word writes cost 16 bytes each rather than a vector each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Writes {
+    at: Vec<(u64, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl Writes {
+    /// Appends a write at `offset` (after every write already there).
+    pub fn push(&mut self, offset: u64, data: &[u8]) {
+        self.bytes.extend_from_slice(data);
+        self.at.push((offset, self.bytes.len()));
+    }
+
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// Write `i`: its offset and bytes.
+    pub fn get(&self, i: usize) -> (u64, &[u8]) {
+        let start = if i == 0 { 0 } else { self.at[i - 1].1 };
+        let (offset, end) = self.at[i];
+        (offset, &self.bytes[start..end])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The first write that ends after `offset`.
+    fn first_ending_after(&self, offset: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (o, b) = self.get(mid);
+            if o + b.len() as u64 <= offset {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+impl<B: AsRef<[u8]>> FromIterator<(u64, B)> for Writes {
+    fn from_iter<I: IntoIterator<Item = (u64, B)>>(iter: I) -> Self {
+        let mut w = Writes::default();
+        for (o, b) in iter {
+            w.push(o, b.as_ref());
+        }
+        w
+    }
 }
 
 /// Granularity at which [`InitData::chunks`] skips all-zero stretches of a dense buffer.
@@ -30,7 +94,7 @@ impl InitData {
     pub fn zeros(len: u64) -> Self {
         InitData::Sparse {
             len,
-            writes: Vec::new(),
+            writes: Writes::default(),
         }
     }
 
@@ -53,9 +117,7 @@ impl InitData {
                     .filter(|(_, c)| c.iter().any(|&b| b != 0))
                     .map(|(i, c)| ((i * DENSE_CHUNK) as u64, c)),
             ),
-            InitData::Sparse { writes, .. } => {
-                Box::new(writes.iter().map(|(o, b)| (*o, b.as_slice())))
-            }
+            InitData::Sparse { writes, .. } => Box::new(writes.iter()),
         }
     }
 
@@ -70,13 +132,11 @@ impl InitData {
                 out[..hi - lo].copy_from_slice(&v[lo..hi]);
             }
             InitData::Sparse { writes, .. } => {
-                // first write that ends after `offset`
-                let first = writes.partition_point(|(o, b)| o + b.len() as u64 <= offset);
-                for (o, b) in &writes[first..] {
-                    if *o >= end {
+                for (o, b) in (writes.first_ending_after(offset)..writes.len()).map(|i| writes.get(i)) {
+                    if o >= end {
                         break;
                     }
-                    let lo = (*o).max(offset);
+                    let lo = o.max(offset);
                     let hi = (o + b.len() as u64).min(end);
                     out[(lo - offset) as usize..(hi - offset) as usize]
                         .copy_from_slice(&b[(lo - o) as usize..(hi - o) as usize]);
@@ -85,10 +145,18 @@ impl InitData {
         }
     }
 
+    /// The bytes of a dense buffer, without copying; `None` for a sparse one.
+    pub fn dense(&self) -> Option<&Arc<Vec<u8>>> {
+        match self {
+            InitData::Dense(v) => Some(v),
+            InitData::Sparse { .. } => None,
+        }
+    }
+
     /// The whole buffer as dense bytes (allocates `len_bytes`).
     pub fn to_vec(&self) -> Vec<u8> {
         match self {
-            InitData::Dense(v) => v.clone(),
+            InitData::Dense(v) => v.to_vec(),
             InitData::Sparse { len, .. } => {
                 let mut v = vec![0u8; *len as usize];
                 self.read(0, &mut v);
@@ -153,7 +221,7 @@ mod tests {
     fn sparse_read_and_chunks() {
         let d = InitData::Sparse {
             len: 16,
-            writes: vec![(2, vec![1, 2]), (8, vec![9])],
+            writes: [(2, vec![1, 2]), (8, vec![9])].into_iter().collect(),
         };
         let mut out = [0xffu8; 6];
         d.read(1, &mut out);
@@ -182,8 +250,8 @@ mod tests {
                     sorted.push((o, b));
                 }
             }
-            let sparse = InitData::Sparse { len, writes: sorted };
-            let dense = InitData::Dense(sparse.to_vec());
+            let sparse = InitData::Sparse { len, writes: sorted.into_iter().collect() };
+            let dense = InitData::Dense(Arc::new(sparse.to_vec()));
             prop_assert_eq!(sparse.fnv1a64(), dense.fnv1a64());
             prop_assert_eq!(dense.fnv1a64(), fnv1a64(&dense.to_vec()));
             let mut a = vec![0u8; 40];

@@ -30,6 +30,7 @@ use crate::data::InitData;
 use crate::dtype::{DType, Value};
 use crate::rng::Rng;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Which array of a CSR matrix a `csr` init produces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -74,7 +75,7 @@ pub enum Init {
     /// Contents read from `path` (relative to the manifest) at load time.
     File {
         path: String,
-        bytes: Vec<u8>,
+        bytes: Arc<Vec<u8>>,
     },
 }
 
@@ -127,15 +128,13 @@ impl Init {
                 seed,
             } => {
                 let next = single_cycle(footprint / stride, *seed);
-                let writes = next
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &n)| {
-                        let mut b = Vec::with_capacity(size as usize);
-                        dtype.push_bits(dtype.encode_int((n * stride / size) as i128), &mut b);
-                        (k as u64 * stride, b)
-                    })
-                    .collect();
+                let mut writes = crate::data::Writes::default();
+                let mut b = Vec::with_capacity(size as usize);
+                for (k, &n) in next.iter().enumerate() {
+                    b.clear();
+                    dtype.push_bits(dtype.encode_int((n * stride / size) as i128), &mut b);
+                    writes.push(k as u64 * stride, &b);
+                }
                 InitData::Sparse {
                     len: len * size,
                     writes,
@@ -155,7 +154,7 @@ impl Init {
                 };
                 dense(dtype, len, |i| dtype.encode_int(values[i as usize] as i128))
             }
-            Init::File { bytes, .. } => InitData::Dense(bytes.clone()),
+            Init::File { bytes, .. } => InitData::Dense(Arc::clone(bytes)),
         }
     }
 }
@@ -166,7 +165,7 @@ fn dense(dtype: DType, len: u64, mut bits: impl FnMut(u64) -> u64) -> InitData {
     for i in 0..len {
         dtype.push_bits(bits(i), &mut v);
     }
-    InitData::Dense(v)
+    InitData::Dense(Arc::new(v))
 }
 
 /// Sattolo's algorithm: `next[k]` is the slot after slot k on one cycle through all `n` slots.

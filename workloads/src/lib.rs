@@ -25,7 +25,7 @@ pub mod rng;
 mod workload;
 
 pub use check::{BufferCheck, CheckReport, CheckStatus, Mismatch, MAX_REPORTED_MISMATCHES};
-pub use data::{fnv1a64, InitData};
+pub use data::{fnv1a64, InitData, Writes};
 pub use dtype::{DType, Value};
 pub use error::{ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};

@@ -786,7 +786,7 @@ impl Validator<'_, '_> {
         }
         Ok(Init::File {
             path: f.get_ref().clone(),
-            bytes,
+            bytes: std::sync::Arc::new(bytes),
         })
     }
 

@@ -37,10 +37,11 @@ pub enum RefError {
 }
 
 /// An input buffer as bytes, decoded one element at a time: a 16 M-element buffer costs its
-/// 64 MB rather than 512 MB of decoded [`Value`]s (the streaming copies' references).
+/// 64 MB rather than 512 MB of decoded [`Value`]s (the streaming copies' references), and a
+/// dense input's bytes are shared, not copied.
 pub struct Column {
     dtype: DType,
-    bytes: Vec<u8>,
+    bytes: std::sync::Arc<Vec<u8>>,
 }
 
 impl Column {
@@ -150,7 +151,8 @@ impl<'a> RefCtx<'a> {
     /// An input buffer's bytes, decoded element by element on demand.
     pub fn column(&self, name: &str) -> Result<Column, RefError> {
         let (spec, data) = self.buffer(name)?;
-        Ok(Column { dtype: spec.dtype, bytes: data.to_vec() })
+        let bytes = data.dense().map_or_else(|| std::sync::Arc::new(data.to_vec()), std::sync::Arc::clone);
+        Ok(Column { dtype: spec.dtype, bytes })
     }
 
     /// One element, read without materialising the buffer (for huge sparse inputs).
