@@ -783,7 +783,7 @@ impl ArchConfig {
             c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));
         }
         if l2.partitions == 1 && l2.far_extra_latency != 0 {
-            c.fail("l2.far_extra_latency", l2.far_extra_latency, "must be 0 for a single-partition L2");
+            c.fail("l2.far_extra_latency", l2.far_extra_latency, "must be 0 for a single-partition L2 (`l2.partitions` = 1)");
         }
         if l2.size_kib > 0 {
             let bytes = u64::from(l2.size_kib) * 1024;
