@@ -191,7 +191,8 @@ pub struct L1 {
     pub assoc: u32,
     /// Hit latency, load to use (cycles).
     pub latency: u32,
-    /// Outstanding line misses per SM (count).
+    /// Miss slots per SM: requests whose data comes back (loads, atomics) in flight at once; a
+    /// global or local load or atomic issues only while one is free (count).
     pub mshrs: u32,
     /// Sectors the L1 returns per cycle (count).
     pub sectors_per_cycle: u32,
@@ -229,7 +230,7 @@ pub struct L2 {
     pub sectors_per_cycle_per_slice: f64,
     /// Requests (tag lookups) each slice serves per cycle, whatever their sectors (count).
     pub requests_per_cycle_per_slice: f64,
-    /// Outstanding misses per slice (count).
+    /// DRAM reads in flight per slice; a further miss waits for the earliest to return (count).
     pub mshrs_per_slice: u32,
     /// Atomic operations on one address per cycle per slice: same-address updates serialize
     /// at this rate (count).

@@ -171,6 +171,9 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
             let sm = sm_at(&mut gpcs, id);
             let r = sm.outbox[seq as usize];
             let done = memsys.access(&r.req);
+            if r.mshr {
+                sm.mshr_answered(done);
+            }
             // Stores and atomics must drain before the kernel completes.
             drain = drain.max(done);
             sm.deliver(r.token, r.req.line, done, r.req.kind == ReqKind::Read);

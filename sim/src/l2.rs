@@ -30,7 +30,8 @@
 //! near slice promoted counts once: ncu's op_read equals its tex-side lookups (promoted sectors
 //! included) on every one-sector-per-line read of membench, but 1.5× them on whole-line reads.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::cache::{Evicted, SectorCache};
 use crate::config::ArchConfig;
@@ -76,6 +77,9 @@ pub struct L2Stats {
 struct Slice {
     tags: SectorCache,
     free: f64,
+    /// Return cycles of the slice's outstanding DRAM reads, earliest first: at most
+    /// `l2.mshrs_per_slice` at once; a further miss waits for the earliest to return.
+    misses: BinaryHeap<Reverse<u64>>,
 }
 
 /// Where a line is homed: its partition, its slice within the partition, and its run number
@@ -109,6 +113,7 @@ pub struct MemSys {
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
+    mshrs_per_slice: usize,
     sector: u64,
     /// Without an L2 (Tesla) every request goes straight to DRAM.
     has_l2: bool,
@@ -138,7 +143,7 @@ impl MemSys {
         let fill_block = (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32;
         let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
         MemSys {
-            slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0 }).collect(),
+            slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, misses: BinaryHeap::new() }).collect(),
             partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
@@ -148,6 +153,7 @@ impl MemSys {
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
+            mshrs_per_slice: l2.mshrs_per_slice.max(1) as usize,
             sector,
             has_l2: l2.size_kib > 0,
             dram: Dram::new(&cfg.dram, cfg.clock.sm_mhz),
@@ -304,7 +310,7 @@ impl MemSys {
                     self.stats.sector_hits += look.hit.count_ones() as u64 + lookups - n as u64;
                     let data = if look.miss != 0 {
                         self.stats.sector_misses += u64::from(look.miss.count_ones());
-                        let done = self.dram.access(start, r.line, self.bytes(look.miss), false);
+                        let done = self.dram_read(home, start, r.line, self.bytes(look.miss));
                         self.slices[home].tags.set_ready(key, done);
                         done
                     } else {
@@ -360,8 +366,21 @@ impl MemSys {
         if fetch == 0 {
             return hit_done;
         }
-        let done = self.dram.access(start, line, self.bytes(fetch), false).max(hit_done);
+        let done = self.dram_read(home, start, line, self.bytes(fetch)).max(hit_done);
         self.slices[home].tags.set_ready(key, done);
+        done
+    }
+
+    /// A slice's read from DRAM, started at `start` or, with all its miss slots taken, when
+    /// the earliest outstanding read returns; returns when the data is back.
+    fn dram_read(&mut self, slice: usize, start: u64, line: u64, bytes: u32) -> u64 {
+        let q = &mut self.slices[slice].misses;
+        while q.peek().is_some_and(|r| r.0 <= start) {
+            q.pop();
+        }
+        let start = if q.len() >= self.mshrs_per_slice { q.pop().map_or(start, |r| r.0.max(start)) } else { start };
+        let done = self.dram.access(start, line, bytes, false);
+        self.slices[slice].misses.push(Reverse(done));
         done
     }
 }

@@ -161,6 +161,9 @@ struct IssueInfo {
     red: bool,
     /// A warp shuffle (`shfl.sync`).
     shuffle: bool,
+    /// A load or atomic of global, local or generic memory: it issues only while one of the
+    /// SM's L1 miss slots (`l1.mshrs`) is free.
+    needs_mshr: bool,
 }
 
 impl IssueTable {
@@ -201,6 +204,8 @@ impl IssueTable {
                     spill_first,
                     red: matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
+                    needs_mshr: matches!(inst.op, Op::Ld | Op::Ldu | Op::Atom(_))
+                        && matches!(inst.m.space(), Space::Global | Space::Local | Space::Generic),
                 }
             })
             .collect();
@@ -363,6 +368,8 @@ struct Token {
 pub struct OutReq {
     pub req: MemReq,
     pub token: Option<u32>,
+    /// The request holds one of the SM's L1 miss slots until its data returns.
+    pub mshr: bool,
 }
 
 /// Resources one CTA takes.
@@ -389,6 +396,10 @@ pub struct Sm {
     l1_free: u64,
     /// Loads that hit an L1 line whose fill is outstanding (MSHR merges): line → (token, cycle).
     mshr_waiters: std::collections::HashMap<u64, Vec<(u32, u64)>>,
+    /// L1 miss slots in use: requests sent this window (their return is not known yet), and
+    /// the return cycles of those the memory system has answered, earliest first.
+    mshr_sent: u32,
+    mshr_release: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
     /// Retired warps whose buffers the next admitted warps reuse.
@@ -427,6 +438,8 @@ impl Sm {
             l1: SectorCache::new(l1_bytes.max(cfg.l1.line as u64), cfg.l1.line, cfg.l1.assoc),
             l1_free: 0,
             mshr_waiters: std::collections::HashMap::new(),
+            mshr_sent: 0,
+            mshr_release: std::collections::BinaryHeap::new(),
             smem_free: 0,
             spare: Vec::new(),
             launch_free: 0,
@@ -587,6 +600,7 @@ impl Sm {
     pub fn cycle(&mut self, until: u64, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
         self.process_events(arena);
+        self.release_mshrs();
         if self.resident == 0 && self.events.is_empty() {
             // Nothing to issue and nothing due: the clock goes to the window's end.
             self.advance(until);
@@ -616,11 +630,15 @@ impl Sm {
     /// The earliest cycle any warp could issue (PENDING when none can without a memory response).
     pub fn next_event(&self) -> u64 {
         let mut t = self.events.peek().map_or(PENDING, |r| r.0 .0);
+        // A warp waiting for a miss slot waits for the earliest answered one (or, when all are
+        // unanswered, for the memory system at the window's end).
+        let slot = if self.mshrs_full() { self.mshr_release.peek().map_or(PENDING, |r| r.0) } else { 0 };
         for sp in &self.sps {
             for &wi in &sp.warps {
                 if let Some(tw) = &self.warps[wi] {
                     if tw.w.state == WarpState::Ready && tw.next != PENDING {
-                        t = t.min(tw.next.max(sp.free_at(tw.unit)));
+                        let needs = slot > 0 && self.table.insts.get(tw.w.pc() as usize).is_some_and(|i| i.needs_mshr);
+                        t = t.min(tw.next.max(sp.free_at(tw.unit)).max(if needs { slot } else { 0 }));
                     }
                 }
             }
@@ -633,7 +651,25 @@ impl Sm {
         if tw.w.state != WarpState::Ready || tw.next > self.now {
             return false;
         }
-        sp.free_at(tw.unit) <= self.now
+        sp.free_at(tw.unit) <= self.now && !(self.mshrs_full() && self.table.insts.get(tw.w.pc() as usize).is_some_and(|i| i.needs_mshr))
+    }
+
+    /// Whether every L1 miss slot is taken (the answered ones released up to `now`).
+    fn mshrs_full(&self) -> bool {
+        self.mshr_sent as usize + self.mshr_release.len() >= self.cfg.l1.mshrs as usize
+    }
+
+    /// Frees the miss slots whose data has returned by `now`.
+    fn release_mshrs(&mut self) {
+        while self.mshr_release.peek().is_some_and(|r| r.0 <= self.now) {
+            self.mshr_release.pop();
+        }
+    }
+
+    /// The memory system answered a request that held a miss slot: it frees at `done`.
+    pub fn mshr_answered(&mut self, done: u64) {
+        self.mshr_sent = self.mshr_sent.saturating_sub(1);
+        self.mshr_release.push(std::cmp::Reverse(done));
     }
 
     fn pick(&mut self, spi: usize) -> Option<usize> {
@@ -1051,7 +1087,9 @@ impl Sm {
             }
             if miss != 0 {
                 let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
-                self.outbox.push(OutReq { req, token: if needs_data { token } else { None } });
+                // A request whose data comes back holds a miss slot until it does.
+                self.mshr_sent += u32::from(needs_data);
+                self.outbox.push(OutReq { req, token: if needs_data { token } else { None }, mshr: needs_data });
                 reqs += 1;
             } else if let Some(tk) = token {
                 // Wait for the outstanding fill of this line (completed in `deliver`).
@@ -1167,7 +1205,7 @@ impl Sm {
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
                         let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, red: false };
-                        self.outbox.push(OutReq { req, token: Some(t) });
+                        self.outbox.push(OutReq { req, token: Some(t), mshr: false });
                     }
                 }
             }

@@ -260,3 +260,16 @@ fn spill_code_costs_instructions_l2_writes_and_time() {
     assert!(c(&b, "lts__t_sectors_op_read.sum") - c(&a, "lts__t_sectors_op_read.sum") < 0.1 * 186.0 * 4.0 * warps);
     assert!(b.cycles as f64 > 1.3 * a.cycles as f64, "{} vs {}", b.cycles, a.cycles);
 }
+
+#[test]
+fn miss_slots_bound_the_misses_in_flight() {
+    // copy_stride_1 streams 128 CTAs of loads: with two L1 miss slots per SM, or two outstanding
+    // DRAM reads per L2 slice, the same copy waits on memory far longer.
+    let free = bundled_on_h200("copy_stride_1", |_| {});
+    let l1 = bundled_on_h200("copy_stride_1", |c| c.l1.mshrs = 2);
+    let l2 = bundled_on_h200("copy_stride_1", |c| c.l2.mshrs_per_slice = 2);
+    for (name, r) in [("l1.mshrs = 2", &l1), ("l2.mshrs_per_slice = 2", &l2)] {
+        assert_eq!(r.counters["dram__bytes_read.sum"], free.counters["dram__bytes_read.sum"], "{name}");
+        assert!(r.cycles > free.cycles * 5 / 4, "{name}: {} vs {}", r.cycles, free.cycles);
+    }
+}
