@@ -279,6 +279,8 @@ struct TWarp {
     next_dep: Dep,
     /// The pipe the next instruction issues to.
     unit: Unit,
+    /// The next instruction needs an L1 miss slot ([`IssueInfo::needs_mshr`]).
+    needs_mshr: bool,
     /// Cycle after the last issue (stall accounting starts here).
     accounted: u64,
     age: u64,
@@ -539,6 +541,7 @@ impl Sm {
                 next: start,
                 next_dep: Dep::Launch,
                 unit: self.table.unit(0),
+                needs_mshr: self.table.insts.first().is_some_and(|i| i.needs_mshr),
                 accounted: self.now.min(start),
                 age: self.next_age,
                 uid: first_warp_uid + s as u64,
@@ -582,6 +585,7 @@ impl Sm {
         let pc = tw.w.pc();
         tw.unit = self.table.unit(pc);
         let Some(info) = self.table.insts.get(pc as usize) else { return };
+        tw.needs_mshr = info.needs_mshr;
         let (mut t, mut dep) = (tw.next, tw.next_dep);
         for &r in &self.table.regs[info.regs.0 as usize..info.regs.1 as usize] {
             let rr = tw.reg_ready[r as usize];
@@ -637,7 +641,7 @@ impl Sm {
             for &wi in &sp.warps {
                 if let Some(tw) = &self.warps[wi] {
                     if tw.w.state == WarpState::Ready && tw.next != PENDING {
-                        let needs = slot > 0 && self.table.insts.get(tw.w.pc() as usize).is_some_and(|i| i.needs_mshr);
+                        let needs = slot > 0 && tw.needs_mshr;
                         t = t.min(tw.next.max(sp.free_at(tw.unit)).max(if needs { slot } else { 0 }));
                     }
                 }
@@ -651,7 +655,7 @@ impl Sm {
         if tw.w.state != WarpState::Ready || tw.next > self.now {
             return false;
         }
-        sp.free_at(tw.unit) <= self.now && !(self.mshrs_full() && self.table.insts.get(tw.w.pc() as usize).is_some_and(|i| i.needs_mshr))
+        sp.free_at(tw.unit) <= self.now && !(tw.needs_mshr && self.mshrs_full())
     }
 
     /// Whether every L1 miss slot is taken (the answered ones released up to `now`).
