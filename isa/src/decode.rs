@@ -831,6 +831,7 @@ pub fn class_of(op: Op, m: &Mods) -> Class {
         Op::Matrix(MatrixOp::Ldmatrix | MatrixOp::Stmatrix) => Class::LoadShared,
         Op::Matrix(_) => Class::Tensor,
         Op::Machine(MachineOp::MufuSinCos { .. }) => Class::Sfu,
+        Op::Machine(MachineOp::Fchk) => Class::Fp32,
         Op::Machine(MachineOp::ImadHi { .. } | MachineOp::ImadX) => Class::IntMul,
         Op::Machine(MachineOp::Lop3 | MachineOp::Plop3 | MachineOp::Shf { .. }) => Class::Logic,
         Op::Machine(_) => Class::IntArith,

@@ -43,6 +43,12 @@ pub enum MachineOp {
     AddMinMax { max: bool, signed: bool },
     /// `VIMNMX3{.U32} d, a, b, c, pmin`: min/max of three.
     MinMax3 { max: bool, signed: bool },
+    /// `FCHK p, a, b`: whether `a / b` needs ptxas's IEEE slow path rather than the
+    /// reciprocal-and-correct sequence. Modelled conservatively (the slow path is exact for
+    /// every input, so only the path taken, never the quotient, depends on it): true unless `b`
+    /// is normal, `a` is zero or normal, and neither the quotient's exponent nor the sequence's
+    /// intermediates (`a × 1/b`, `b × q`) can leave the normal range.
+    Fchk,
     /// `MUFU.SIN/COS d, t`: the sine or cosine of `t` turns (ptxas multiplies the angle by
     /// 1/(2π) with `FMUL.RZ` first), as [`crate::fp::approx::sin_f32`] models the SFU.
     MufuSinCos { cos: bool },
@@ -61,6 +67,7 @@ impl MachineOp {
             MachineOp::Plop3 => "PLOP3.LUT",
             MachineOp::AddMinMax { .. } => "VIADDMNMX",
             MachineOp::MinMax3 { .. } => "VIMNMX3",
+            MachineOp::Fchk => "FCHK",
             MachineOp::MufuSinCos { cos: false } => "MUFU.SIN",
             MachineOp::MufuSinCos { cos: true } => "MUFU.COS",
         }
@@ -179,8 +186,26 @@ pub fn eval(op: MachineOp, inst: &Inst, s: &[u64; 6]) -> Results {
             (minmax(max, signed, sum, c), 0, 0)
         }
         MachineOp::MinMax3 { max, signed } => (minmax(max, signed, minmax(max, signed, a, b), c), 0, 0),
+        MachineOp::Fchk => (fchk(a as u32, b as u32) as u64, 0, 0),
         MachineOp::MufuSinCos { cos } => (crate::fp::approx::mufu_sin_cos(a as u32, inst.m.has(crate::inst::flag::FTZ), cos) as u64, 0, 0),
     }
+}
+
+/// [`MachineOp::Fchk`]: unbiased exponents within ±125 of each other's quotient range.
+fn fchk(a: u32, b: u32) -> bool {
+    let exp = |x: u32| ((x >> 23) & 0xFF) as i32;
+    let (ea, eb) = (exp(a), exp(b));
+    let a_zero = a & 0x7FFF_FFFF == 0;
+    let normal = |e: i32| (1..=254).contains(&e);
+    if !normal(eb) || !(a_zero || normal(ea)) {
+        return true;
+    }
+    if a_zero {
+        return false;
+    }
+    let (ua, ub) = (ea - 127, eb - 127);
+    let q = ua - ub;
+    !((-125..=125).contains(&q) && (-125..=125).contains(&ub) && (-125..=125).contains(&ua))
 }
 
 fn minmax(max: bool, signed: bool, a: u64, b: u64) -> u64 {
@@ -256,6 +281,19 @@ mod tests {
         assert_eq!(run(MachineOp::Lop3, 0, 0, [0x3F, 0x1F, 0, 0xC0, 0, 0]), (0x1F, 1, 0));
         assert_eq!(run(MachineOp::Lop3, 0, 0, [0x20, 0x1F, 0, 0xC0, 0, 0]), (0, 0, 0));
         assert_eq!(run(MachineOp::Plop3, 0, 0, [1, 1, 1, 0x80, 0x8, 0]), (1, 0, 0));
+    }
+
+    #[test]
+    fn fchk_flags_what_the_fast_division_cannot_do() {
+        let f = |x: f32| x.to_bits() as u64;
+        let chk = |a: u64, b: u64| run(MachineOp::Fchk, 0, 0, [a, b, 0, 0, 0, 0]).0;
+        assert_eq!(chk(f(1.0), f(3.0)), 0);
+        assert_eq!(chk(f(0.0), f(3.0)), 0);
+        assert_eq!(chk(f(1.0), f(0.0)), 1);
+        assert_eq!(chk(f(1.0), f(f32::INFINITY)), 1);
+        assert_eq!(chk(f(f32::NAN), f(2.0)), 1);
+        assert_eq!(chk(f(1e-40), f(2.0)), 1);
+        assert_eq!(chk(f(1e30), f(1e-30)), 1);
     }
 
     #[test]

@@ -246,9 +246,8 @@ impl<'a> Lowerer<'a> {
                     (Some(r), true) => Opnd::NotReg(r),
                 })
             }
-            // nvdisasm prints a float operand's literal as a number (`-1`, `0.5`); a large
-            // integer there is raw bits.
-            Value::Int(v) if float && v.unsigned_abs() < 0x0080_0000 => Opnd::Imm((*v as f32).to_bits() as u64),
+            // nvdisasm prints a float operand's literal as its value (`-1`, `16777216`, `0.5`).
+            Value::Int(v) if float => Opnd::Imm((*v as f32).to_bits() as u64),
             Value::Int(v) => Opnd::Imm(*v as u64 & 0xFFFF_FFFF),
             Value::Float(f) if float => Opnd::Imm((*f as f32).to_bits() as u64),
             Value::Float(f) => return Err(format!("float literal {f} where an integer is read")),
@@ -585,7 +584,7 @@ impl<'a> Lowerer<'a> {
                     "ATOM" | "RED" => Space::Generic,
                     _ => Space::Global,
                 };
-                let aop = atom_op(inst)?;
+                let aop = if has("POPC") { AtomOp::Add } else { atom_op(inst)? };
                 let ty = if has("F32") {
                     Ty::F32
                 } else if has("64") {
@@ -605,6 +604,24 @@ impl<'a> Lowerer<'a> {
                 m.spaces = vec![space];
                 let wide = has("E") || matches!(space, Space::Generic);
                 let shared = space == Space::Shared;
+                // `ATOMG.E.ADD PT, R7, [R2.64], R5`: a leading predicate destination (always PT here).
+                let o: Vec<Operand> = match o.first().map(|x| &x.value) {
+                    Some(Value::Pred(p)) if p.is_true() => o[1..].to_vec(),
+                    Some(Value::Pred(_)) => return Err("an atomic writing a predicate".into()),
+                    _ => o.to_vec(),
+                };
+                let n = o.len();
+                let need = |k: usize| if n < k { Err(format!("{} operands, {} needs {k}", n, inst.mnemonic())) } else { Ok(()) };
+                if has("POPC") && has("INC") {
+                    // `ATOMS.POPC.INC.32 d, [a]`: the warp adds one per lane (the hardware adds the
+                    // population count of each address's lanes at once; the lane-serial adds give
+                    // every lane the same old value plus its rank among them).
+                    need(2)?;
+                    m.types = vec![Ty::U32];
+                    let d = self.dst(&o[0])?;
+                    let a = self.address(&o[1], wide, shared)?;
+                    return Ok((Op::Atom(AtomOp::Add), m, vec![d, a, Opnd::Imm(1)], 1));
+                }
                 if red {
                     need(2)?;
                     let a = self.address(&o[0], wide, shared)?;
@@ -624,6 +641,24 @@ impl<'a> Lowerer<'a> {
                     }
                     (Op::Atom(aop), m, ops, 1)
                 }
+            }
+            "REDUX" => {
+                need(2)?;
+                let r = if has("SUM") { AtomOp::Add } else { atom_op(inst)? };
+                m.types = vec![if has("S32") { Ty::S32 } else { Ty::U32 }];
+                let d = self.dst(&o[0])?;
+                let s = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Redux(r), m, vec![d, s], 1)
+            }
+            "FCHK" => {
+                need(3)?;
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("modified FCHK operand".into());
+                }
+                (Op::Machine(MachineOp::Fchk), m, [vec![d], s].concat(), 1)
             }
             "BAR" => {
                 let bop = if has("SYNC") {

@@ -264,6 +264,16 @@ fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits,
     Ok(Outcome { buffers, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64() })
 }
 
+/// [`run_functional_within`] of the workload's kernel as `prog` (see [`prepare_with`]).
+pub fn run_functional_program(w: &Workload, cfg: &ArchConfig, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare_with(w, cfg.sm.count, prog)?;
+    let k = p.kernel()?;
+    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
+        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
+    functional_outcome(w, p, k, limits, t)
+}
+
 /// Runs the workload in time on `cfg`, under the watchdog's default limits.
 pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
     run_timed_within(w, cfg, threads, &Limits::default())
