@@ -409,8 +409,17 @@ impl<'a> Lowerer<'a> {
     }
 
     fn inst(&mut self, inst: &Instruction) -> R<Inst> {
-        let guard = self.guard(inst);
-        let (op, m, ops, ndst) = self.body(inst)?;
+        let mut guard = self.guard(inst);
+        let (op, m, mut ops, ndst) = self.body(inst)?;
+        // An unguarded `BRA P2, target` is guarded by P2 (a guard is what makes it conditional).
+        if op == Op::Bra && guard.is_none() && ops.len() == 2 {
+            guard = match ops.pop() {
+                Some(Opnd::Reg(r)) => Some(IGuard { reg: r, neg: false }),
+                Some(Opnd::NotReg(r)) => Some(IGuard { reg: r, neg: true }),
+                Some(Opnd::Imm(0)) => Some(IGuard { reg: self.reg_of(Key::False), neg: false }),
+                _ => None,
+            };
+        }
         let mut defs = Vec::new();
         let mut uses = Vec::new();
         for (i, o) in ops.iter().enumerate() {
@@ -480,10 +489,16 @@ impl<'a> Lowerer<'a> {
                 if has("ANY") {
                     m.flags |= flag::ANY;
                 }
-                if o.iter().any(|x| !matches!(x.value, Value::Target { .. })) {
-                    return Err(format!("`{}` with a register operand", inst.mnemonic()));
+                // `@!P0 BRA P2, target`: a second predicate the guard is and-ed with.
+                let mut ops = vec![Opnd::Label(pc / 16)];
+                for x in o.iter().filter(|x| !matches!(x.value, Value::Target { .. })) {
+                    if !matches!(x.value, Value::Pred(_)) || ops.len() > 1 || inst.opcode == "CALL" {
+                        return Err(format!("`{}` with the operand `{x}`", inst.mnemonic()));
+                    }
+                    let p = self.src(x, &mut m, 0, false)?;
+                    ops.push(p);
                 }
-                (Op::Bra, m, vec![Opnd::Label(pc / 16)], 0)
+                (Op::Bra, m, ops, 0)
             }
             "RET" => {
                 need(1)?;

@@ -1054,6 +1054,11 @@ fn branch(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, active: u32, taken: u32) -
         return Err(c.fault(w, 0, FaultKind::Unsupported("`bra` without a label target".into())));
     };
     let pc = c.pc;
+    // SASS `BRA P2, target`: lanes whose guard and second predicate both hold.
+    let taken = match inst.ops.get(1) {
+        Some(p) => lanes(taken).filter(|&l| c.read(w, p, l) != 0).fold(0, |m, l| m | 1 << l),
+        None => taken,
+    };
     // `BRA.U.ANY`: the warp goes together when any lane's guard holds.
     let taken = if inst.m.has(flag::ANY) && taken != 0 { active } else { taken };
     if taken == active {
