@@ -1110,7 +1110,14 @@ impl<'a> Lowerer<'a> {
             machine: self.text,
         };
         p.funcs[0].regs = (0, p.regs.len() as u32);
-        let (blocks, reconv) = warpsim_isa::cfg::analyze(&p);
+        let (blocks, mut reconv) = warpsim_isa::cfg::analyze(&p);
+        // A warp's diverged paths each execute the BSYNC they reconverge at (the H200 counts it
+        // once per arriving path), so they meet just after it.
+        for r in &mut reconv {
+            if self.k.instructions.get(*r as usize).is_some_and(|i| i.opcode == "BSYNC") && *r + 1 < n {
+                *r += 1;
+            }
+        }
         p.blocks = blocks;
         p.reconv = reconv;
         p

@@ -38,13 +38,11 @@ fn pct(sim: f64, hw: f64) -> f64 {
     }
 }
 
-#[test]
-fn instruction_counts_match_the_h200() {
-    // Main dataset: smsp__inst_executed.sum per workload.
-    let main = data("2026-11-30.json");
+/// (workload, ncu, SASS mode) for every workload of a dataset that lowers, and those that fall back.
+fn compare(rel: &str) -> (Vec<(String, f64, f64)>, Vec<String>) {
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
-    for m in main["workloads"].as_array().unwrap() {
+    for m in data(rel)["workloads"].as_array().unwrap() {
         let name = m["name"].as_str().unwrap();
         let Some(hw) = m["counters"]["smsp__inst_executed.sum"].as_f64() else { continue };
         let Ok(w) = Workload::bundled(name) else { continue };
@@ -53,21 +51,36 @@ fn instruction_counts_match_the_h200() {
             None => skipped.push(name.to_string()),
         }
     }
-    let within = |r: &[(String, f64, f64)], p: f64| r.iter().filter(|(_, hw, sim)| pct(*sim, *hw).abs() <= p).count();
-    println!("main dataset, smsp__inst_executed.sum (SASS mode vs ncu on the H200):");
-    println!("  {:<32} {:>14} {:>14} {:>8}", "workload", "ncu", "sass mode", "error");
-    for (n, hw, sim) in &rows {
-        println!("  {n:<32} {hw:>14.0} {sim:>14.0} {:>7.2}%", pct(*sim, *hw));
+    (rows, skipped)
+}
+
+fn within(r: &[(String, f64, f64)], p: f64) -> usize {
+    r.iter().filter(|(_, hw, sim)| pct(*sim, *hw).abs() <= p).count()
+}
+
+#[test]
+fn instruction_counts_match_the_h200() {
+    // The datasets' smsp__inst_executed.sum per workload (main, blind sets, memory probes).
+    let mut all = Vec::new();
+    for rel in ["2026-11-30.json", "blind/2026-11-30.json", "blind3/2026-12-01.json", "blind4/2026-12-01.json", "membench/2026-12-01.json"] {
+        let (rows, skipped) = compare(rel);
+        println!("{rel}: smsp__inst_executed.sum, SASS mode vs ncu on the H200");
+        println!("  {:<32} {:>14} {:>14} {:>8}", "workload", "ncu", "sass mode", "error");
+        for (n, hw, sim) in &rows {
+            println!("  {n:<32} {hw:>14.0} {sim:>14.0} {:>7.2}%", pct(*sim, *hw));
+        }
+        let mape = rows.iter().map(|(_, hw, sim)| pct(*sim, *hw).abs()).sum::<f64>() / rows.len().max(1) as f64;
+        println!(
+            "  {} workloads in SASS mode: {} within 2%, {} within 10%, MAPE {mape:.2}%; {} fall back to PTX ({})",
+            rows.len(),
+            within(&rows, 2.0),
+            within(&rows, 10.0),
+            skipped.len(),
+            skipped.join(", ")
+        );
+        all.extend(rows);
     }
-    let mape = rows.iter().map(|(_, hw, sim)| pct(*sim, *hw).abs()).sum::<f64>() / rows.len().max(1) as f64;
-    println!(
-        "  {} workloads in SASS mode: {} within 2%, {} within 10%, MAPE {mape:.2}%; {} fall back to PTX ({})",
-        rows.len(),
-        within(&rows, 2.0),
-        within(&rows, 10.0),
-        skipped.len(),
-        skipped.join(", ")
-    );
+    println!("all datasets: {} of {} lowered workloads within 2% of ncu", within(&all, 2.0), all.len());
 
     // Executed-SASS dataset: per instruction, in listing order.
     let sass = data("sass/2026-11-30.json");
@@ -84,18 +97,18 @@ fn instruction_counts_match_the_h200() {
         if same {
             exact += 1;
         }
-        let differing = hw.iter().zip(&sim).filter(|((_, h), s)| h != *s).count();
+        let differing: Vec<String> = hw.iter().zip(&sim).enumerate().filter(|(_, ((_, h), s))| h != *s).map(|(i, ((t, h), s))| format!("{:#06x} `{t}` {h} vs {s}", i * 16)).collect();
         totals.push((name.to_string(), hw.iter().map(|x| x.1).sum::<u64>() as f64, sim.iter().sum::<u64>() as f64, differing, hw.len()));
     }
     println!("executed-SASS dataset (per-instruction counts, listing order):");
     for (n, hw, sim, diff, len) in &totals {
-        println!("  {n:<32} {hw:>14.0} {sim:>14.0} {:>7.2}%  {diff} of {len} instructions differ", pct(*sim, *hw));
+        println!("  {n:<32} {hw:>14.0} {sim:>14.0} {:>7.2}%  {} of {len} instructions differ", pct(*sim, *hw), diff.len());
+        for d in diff.iter().take(4) {
+            println!("      {d} (H200 vs SASS mode)");
+        }
     }
     println!("  {compared} workloads compared, {exact} with every instruction's count equal");
-    assert!(!rows.is_empty() && compared > 0);
-    // A regression guard on the must-show (within 2%): what this stage reaches.
-    assert!(within(&rows, 2.0) * 100 >= rows.len() * MIN_WITHIN_2PCT, "{} of {} within 2%", within(&rows, 2.0), rows.len());
+    assert!(!all.is_empty() && compared > 0);
+    // A regression guard on the must-show (within 2% on at least 90%), over what lowers.
+    assert!(within(&all, 2.0) * 100 >= all.len() * 90, "{} of {} within 2%", within(&all, 2.0), all.len());
 }
-
-/// Percent of the lowered main-dataset workloads within 2% of ncu (this stage's floor).
-const MIN_WITHIN_2PCT: usize = 50;
