@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use warpsim_isa::ast::Space;
-use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, Class, Guard as IGuard, Inst, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
+use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, Class, CpOp, Guard as IGuard, Inst, MatrixOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
 use warpsim_isa::machine::MachineOp;
 use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind};
@@ -161,15 +161,18 @@ struct Lowerer<'a> {
     insts: Vec<Inst>,
     text: Vec<String>,
     frame: u64,
-    /// Table 0: return points of `RET.REL` (index = target byte offset / 16).
+    /// Table 0: return points of `RET.REL` (index = target byte offset).
     table: Vec<u32>,
+    /// Whether the kernel makes `LDGSTS` copy groups (so `DEPBAR` waits on them).
+    async_copies: bool,
 }
 
 type R<T> = Result<T, String>;
 
 impl<'a> Lowerer<'a> {
     fn new(k: &'a Kernel, base: u32, ptx: &'a Program) -> Self {
-        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), frame: 0, table: Vec::new() }
+        let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
+        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), frame: 0, table: Vec::new(), async_copies }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -470,6 +473,60 @@ impl<'a> Lowerer<'a> {
         }
         let op_name = inst.opcode.as_str();
         let out = match op_name {
+            // `DEPBAR.LE SB0, n` in a kernel with `LDGSTS`: wait until at most n copy groups
+            // are pending (`cp.async.wait_group n`); elsewhere a scoreboard wait (no-op).
+            "DEPBAR" if self.async_copies => {
+                need(2)?;
+                let k = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Cp(CpOp::AsyncWaitGroup), m, vec![k], 0)
+            }
+            "LDGDEPBAR" => (Op::Cp(CpOp::AsyncCommit), m, vec![], 0),
+            "LDGSTS" => {
+                // `LDGSTS.E.BYPASS.128 [Rs], desc[UR][Rg.64]`: cp.async of 4, 8 or 16 bytes.
+                need(2)?;
+                let size = if has("128") {
+                    16
+                } else if has("64") {
+                    8
+                } else {
+                    4
+                };
+                if inst.modifiers.iter().any(|x| !matches!(x.as_str(), "E" | "BYPASS" | "LTC128B" | "64" | "128")) {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                m.spaces = vec![Space::Shared, Space::Global];
+                let d = self.address(&o[0], false, true)?;
+                let a = self.address(&o[1], has("E"), false)?;
+                (Op::Cp(CpOp::Async), m, vec![d, a, Opnd::Imm(size)], 0)
+            }
+            // Tensor-core forms take their shape, layouts and types from the PTX instruction
+            // they came from (same PTX line), their register vectors' lengths too.
+            "HMMA" => {
+                need(4)?;
+                let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Mma))?;
+                let len = |i: usize| match pi.ops.get(i) {
+                    Some(Opnd::Vec(v)) => v.len(),
+                    _ => 1,
+                };
+                let (l0, l1, l2, l3) = (len(0), len(1), len(2), len(3));
+                let m = pi.m.clone();
+                let d = self.vector(&o[0], l0, true)?;
+                let ops = vec![d, self.vector(&o[1], l1, false)?, self.vector(&o[2], l2, false)?, self.vector(&o[3], l3, false)?];
+                (Op::Matrix(MatrixOp::Mma), m, ops, 1)
+            }
+            "LDSM" => {
+                need(2)?;
+                let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Ldmatrix))?;
+                let n = match pi.ops.first() {
+                    Some(Opnd::Vec(v)) => v.len(),
+                    _ => 1,
+                };
+                let mut m = pi.m.clone();
+                m.spaces = vec![Space::Shared];
+                let d = self.vector(&o[0], n, true)?;
+                let a = self.address(&o[1], false, true)?;
+                (Op::Matrix(MatrixOp::Ldmatrix), m, vec![d, a], 1)
+            }
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
@@ -1059,6 +1116,12 @@ impl<'a> Lowerer<'a> {
             _ => return Err(format!("opcode `{}` is not lowered", inst.mnemonic())),
         };
         Ok(out)
+    }
+
+    /// The PTX instruction of opcode `op` at the SASS instruction's PTX line.
+    fn ptx_form(&self, inst: &Instruction, op: Op) -> R<&'a Inst> {
+        let line = inst.ptx_line.ok_or_else(|| format!("`{}` without a PTX line to take its form from", inst.mnemonic()))?;
+        self.ptx.insts.iter().find(|i| i.op == op && i.loc.ptx.line == line).ok_or_else(|| format!("`{}`: no `{}` at PTX line {line}", inst.mnemonic(), warpsim_isa::decode::op_name(op)))
     }
 
     fn finish(self) -> Program {
