@@ -370,6 +370,9 @@ pub mod flag {
     pub const VIDEO_ADD: u64 = 1 << 44;
     /// SASS `BRA.U.ANY`: every active lane takes the branch when any lane's guard holds.
     pub const ANY: u64 = 1 << 45;
+    /// SASS operand encodings of an mbarrier instruction: `SYNCS.EXCH.64`'s operand is the
+    /// hardware's init word (low word: (2^20 − count) << 1), a phase check's parity is bit 31.
+    pub const MACHINE_FORM: u64 = 1 << 46;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use warpsim_isa::ast::Space;
-use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, Class, CpOp, Guard as IGuard, Inst, MatrixOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
+use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, Class, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
 use warpsim_isa::machine::MachineOp;
 use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind};
@@ -526,6 +526,47 @@ impl<'a> Lowerer<'a> {
                 let d = self.vector(&o[0], n, true)?;
                 let a = self.address(&o[1], false, true)?;
                 (Op::Matrix(MatrixOp::Ldmatrix), m, vec![d, a], 1)
+            }
+            // mbarriers (shared memory), in the hardware's operand encodings
+            // (`flag::MACHINE_FORM`): `SYNCS.EXCH.64` writes the init word ptxas computes from the
+            // count, arrivals are of one with no transaction bytes (`.A1T0`) or with the
+            // expected bytes, phase checks take the parity in bit 31.
+            "SYNCS" if has("EXCH") && has("64") => {
+                need(3)?;
+                if !matches!(o[0].value, Value::Reg(r) if r.is_zero()) {
+                    return Err("SYNCS.EXCH returning the old value".into());
+                }
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                m.flags |= flag::MACHINE_FORM;
+                let a = self.address(&o[1], false, true)?;
+                let word = self.src(&o[2], &mut m, 0, false)?;
+                (Op::Mbarrier(MbarOp::Init), m, vec![a, word], 0)
+            }
+            "SYNCS" if has("ARRIVE") && has("TRANS64") && !has("RED") => {
+                need(3)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                let d = self.dst64(&o[0])?;
+                let a = self.address(&o[1], false, true)?;
+                if has("A1T0") {
+                    (Op::Mbarrier(MbarOp::Arrive), m, vec![d, a, Opnd::Imm(1)], 1)
+                } else {
+                    m.flags |= flag::EXPECT_TX;
+                    let tx = self.src(&o[2], &mut m, 0, false)?;
+                    (Op::Mbarrier(MbarOp::Arrive), m, vec![d, a, tx], 1)
+                }
+            }
+            "SYNCS" if has("PHASECHK") && has("TRANS64") => {
+                need(3)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                m.flags |= flag::PARITY | flag::MACHINE_FORM;
+                let p = self.dst(&o[0])?;
+                let a = self.address(&o[1], false, true)?;
+                let parity = self.src(&o[2], &mut m, 0, false)?;
+                let op = if has("TRYWAIT") { MbarOp::TryWait } else { MbarOp::TestWait };
+                (Op::Mbarrier(op), m, vec![p, a, parity], 1)
             }
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
