@@ -755,6 +755,17 @@ impl<'a> Lowerer<'a> {
                     (Op::Atom(aop), m, ops, 1)
                 }
             }
+            "ELECT" => {
+                // `ELECT P0, URx, PT`: the leader lane's index and whether this lane is it.
+                need(3)?;
+                if !matches!(&o[2].value, Value::Pred(p) if p.is_true() && !o[2].not) {
+                    return Err("ELECT over a predicate's lanes".into());
+                }
+                let p = self.dst(&o[0])?;
+                let d = self.dst(&o[1])?;
+                m.types = vec![Ty::B32];
+                (Op::Elect, m, vec![Opnd::Vec(vec![d, p])], 1)
+            }
             "REDUX" => {
                 need(2)?;
                 let r = if has("SUM") { AtomOp::Add } else { atom_op(inst)? };
