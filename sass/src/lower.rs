@@ -23,7 +23,9 @@
 //! - **Operations.** PTX ops where one has the meaning (`IMAD` = `mad.lo`, `.WIDE` = `mad.wide`,
 //!   `ISETP`/`FSETP` = `setp` with both destinations and the combining predicate, `FFMA` =
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
-//!   `.approx.ftz` ops, SHFL/VOTE/BAR/EXIT, loads, stores, atomics); `isa::machine` for the rest.
+//!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
+//!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings); `isa::machine` for the
+//!   rest. `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
 //!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
@@ -33,9 +35,10 @@
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
 //! callers fall back to PTX mode with it. Not lowered yet: f64 and f16 arithmetic (`DFMA`,
-//! `HFMA2` other than its constant-move form), `HMMA`/`HGMMA`, TMA and `SYNCS` (mbarriers),
-//! `LDGSTS`, `LDSM`, `ATOMS.POPC.INC`, `REDUX`, `MATCH`, clusters, relocated symbols, constant
-//! banks other than 0.
+//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA (`UTMALDG`, and the
+//! parameter block's generic address c[0x0][0x198] it is handed), `USETMAXREG`, `MATCH`,
+//! clusters (c[0x0][0x140]/0x188, `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks
+//! other than 0, `ISETP.EX`, 64-bit atomics.
 
 use std::collections::BTreeMap;
 
