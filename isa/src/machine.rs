@@ -256,12 +256,14 @@ mod tests {
     fn lea_forms() {
         let lo = MachineOp::Lea { hi: false, x: false, sx32: false };
         assert_eq!(run(lo, 0, 0, [0x8000_0001, 0x10, 0, 2, 0, 0]), (0x14, 0, 0));
-        assert_eq!(run(lo, 0, 0, [0x4000_0000, 0xC000_0000, 0, 2, 0, 0]), (0xC000_0000, 1, 0));
+        // The carry is the 32-bit add's; bits shifted out of the low word are LEA.HI's.
+        assert_eq!(run(lo, 0, 0, [0x4000_0000, 0xC000_0000, 0, 2, 0, 0]), (0xC000_0000, 0, 0));
+        assert_eq!(run(lo, 0, 0, [0x4000_0000, 0xC000_0000, 0, 1, 0, 0]), (0x4000_0000, 1, 0));
         let hix = MachineOp::Lea { hi: true, x: true, sx32: false };
         // high word of (c:a) << 2 = (a >> 30) | (c << 2), plus b and the carry.
         assert_eq!(run(hix, 0, 0, [0xC000_0000, 0x100, 1, 2, 1, 0]).0, 0x100 + 0b111 + 1);
         let sx = MachineOp::Lea { hi: true, x: true, sx32: true };
-        assert_eq!(run(sx, 0, 0, [0xFFFF_FFFF, 0x10, 0, 2, 0, 0]).0, 0x10 + 0xFFFF_FFFF & 0xFFFF_FFFF);
+        assert_eq!(run(sx, 0, 0, [0xFFFF_FFFF, 0x10, 0, 2, 0, 0]).0, (0x10 + 0xFFFF_FFFF) & 0xFFFF_FFFF);
     }
 
     #[test]

@@ -43,7 +43,7 @@
 use std::collections::BTreeMap;
 
 use warpsim_isa::ast::Space;
-use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, Class, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
+use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
 use warpsim_isa::machine::MachineOp;
 use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind};
@@ -447,7 +447,7 @@ impl<'a> Lowerer<'a> {
         if let Some(g) = guard {
             uses.push(g.reg);
         }
-        let class = class_of(op, &m);
+        let class = warpsim_isa::decode::class_of(op, &m);
         let loc = SrcLoc {
             ptx: Pos { line: inst.ptx_line.unwrap_or(0), col: 1 },
             file: inst.source.as_ref().and_then(|s| self.ptx.files.iter().find(|(_, f)| f.ends_with(&s.file) || s.file.ends_with(f.as_str())).map(|(n, _)| *n)).unwrap_or(0),
@@ -1247,10 +1247,6 @@ impl<'a> Lowerer<'a> {
 fn f16_bits(f: f64) -> u64 {
     use warpsim_isa::fp::{cvt, Rounding};
     cvt::f2f(cvt::FloatType::F64, cvt::FloatType::F16, f.to_bits(), Rounding::Rn, cvt::FloatMods::default()) & 0xFFFF
-}
-
-fn class_of(op: Op, m: &Mods) -> Class {
-    warpsim_isa::decode::class_of(op, m)
 }
 
 fn special(s: &str) -> R<SReg> {

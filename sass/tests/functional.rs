@@ -65,3 +65,25 @@ fn bundled_suite_runs_in_sass_mode() {
     assert!(failed.is_empty(), "{} lowered but failed:\n{}", failed.len(), failed.join("\n"));
     assert!(passed.len() >= MIN_PASSING, "{} pass in SASS mode, {MIN_PASSING} expected", passed.len());
 }
+
+/// The timing model runs SASS programs too (each SASS instruction one machine op), with the
+/// same results and the instruction count a functional run gives.
+#[test]
+fn timing_mode_runs_sass() {
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    for name in ["vector_add", "divergent", "reduce_shuffle", "cpasync_gemm", "mma_gemm", "mbarrier_pingpong", "histogram256_smem", "device_call"] {
+        let w = Workload::bundled(name).unwrap();
+        let ptx = warpsim_isa::load(&w.ptx, "kernel.ptx").unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+        let prog = warpsim_sass::lower::lower_listing(listing(&w).unwrap(), &w.manifest.entry, &ptx).unwrap();
+        let f = warpsim_sim::launch::run_functional_with(&w, cfg.sm.count, prog.clone()).unwrap();
+        let t = warpsim_sim::launch::run_timed_with(&w, &cfg, 1, &warpsim_sim::watchdog::Limits::default(), prog).unwrap();
+        assert!(t.check.passed(), "{name}: {}", t.check);
+        let timed = t.timing.unwrap().warp_instructions;
+        let functional = f.functional.unwrap().warp_instructions;
+        // mbarrier waits re-execute as often as the warp finds the phase incomplete, which
+        // depends on timing.
+        if name != "mbarrier_pingpong" {
+            assert_eq!(timed, functional, "{name}: warp instructions timed vs functional");
+        }
+    }
+}
