@@ -373,6 +373,9 @@ pub mod flag {
     /// SASS operand encodings of an mbarrier instruction: `SYNCS.EXCH.64`'s operand is the
     /// hardware's init word (low word: (2^20 − count) << 1), a phase check's parity is bit 31.
     pub const MACHINE_FORM: u64 = 1 << 46;
+    /// SASS `R2UR`: a uniform register is one per warp, so the first executing lane's value is
+    /// written to every lane.
+    pub const BROADCAST: u64 = 1 << 47;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

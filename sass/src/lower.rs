@@ -560,6 +560,13 @@ impl<'a> Lowerer<'a> {
                     (Op::Mbarrier(MbarOp::Arrive), m, vec![d, a, tx], 1)
                 }
             }
+            "SYNCS" if has("CCTL") && has("IV") => {
+                need(1)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                let a = self.address(&o[0], false, true)?;
+                (Op::Mbarrier(MbarOp::Inval), m, vec![a], 0)
+            }
             "SYNCS" if has("PHASECHK") && has("TRANS64") => {
                 need(3)?;
                 m.spaces = vec![Space::Shared];
@@ -570,6 +577,33 @@ impl<'a> Lowerer<'a> {
                 let parity = self.src(&o[2], &mut m, 0, false)?;
                 let op = if has("TRYWAIT") { MbarOp::TryWait } else { MbarOp::TestWait };
                 (Op::Mbarrier(op), m, vec![p, a, parity], 1)
+            }
+            "UTMALDG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D")) => {
+                // `UTMALDG.2D [URd], [URt]`: URd the shared destination, URd+1 the mbarrier,
+                // URd+2... the coordinates; URt:URt+1 the tensor map's generic address. The form
+                // (dimensions, completion) is the PTX instruction's at the line.
+                need(2)?;
+                let pi = self.ptx_form(inst, Op::Cp(CpOp::BulkTensor))?;
+                let Some(Opnd::Tensor { coords, .. }) = pi.ops.get(1) else { return Err("the PTX tensor copy has no tensor operand".into()) };
+                let ureg = |x: &Operand| match &x.value {
+                    Value::Mem { addr, .. } if addr.reg.is_none() && addr.offset == 0 => addr.ureg.as_ref().map(|u| u.reg).filter(|r| !r.is_zero()),
+                    _ => None,
+                };
+                let (Some(d), Some(t)) = (ureg(&o[0]), ureg(&o[1])) else { return Err("UTMALDG operands other than two uniform registers".into()) };
+                let mut regs = vec![d];
+                for _ in 0..coords.len() + 1 {
+                    regs.push(Self::next(*regs.last().ok_or("no register")?)?);
+                }
+                let mut r = Vec::new();
+                for x in &regs {
+                    r.push(self.gpr(*x).ok_or("zero register")?);
+                }
+                let (tlo, thi) = (self.gpr(t).ok_or("zero register")?, self.gpr(Self::next(t)?).ok_or("zero register")?);
+                let m = pi.m.clone();
+                let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: -SHARED_RESERVED };
+                let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: -SHARED_RESERVED };
+                let tensor = Opnd::Tensor { base: Base::Pair(tlo, thi), coords: r[2..].iter().map(|&x| Opnd::Reg(x)).collect() };
+                (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar], 0)
             }
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
@@ -615,6 +649,9 @@ impl<'a> Lowerer<'a> {
                     return Err(format!("`{}` with a lane mask", inst.mnemonic()));
                 }
                 m.types = vec![Ty::B32];
+                if op_name == "R2UR" {
+                    m.flags |= flag::BROADCAST;
+                }
                 let d = self.dst(&o[0])?;
                 let s = self.src(&o[1], &mut m, 0, false)?;
                 (Op::Mov, m, vec![d, s], 1)
@@ -639,7 +676,14 @@ impl<'a> Lowerer<'a> {
                     return Err(format!("constant bank {bank} (only bank 0 is lowered)"));
                 }
                 let regs = addr.reg.iter().chain(&addr.ureg).filter(|r| !r.reg.is_zero()).count();
-                if regs == 0 && (addr.offset as u64) < self.base as u64 {
+                if regs == 0 && addr.offset == 0x198 && width.1 == 2 {
+                    // The parameter block's generic address (TMA instructions are handed the
+                    // tensor map's address in it): `cvta.param` of the bank base.
+                    m.types = vec![Ty::U64];
+                    m.spaces = vec![Space::Param];
+                    let d = self.dst64(&o[0])?;
+                    (Op::Cvta, m, vec![d, Opnd::Imm(self.base as u64)], 1)
+                } else if regs == 0 && (addr.offset as u64) < self.base as u64 {
                     // A driver field: what the driver puts there.
                     if width.1 > 2 || width.0 != Ty::B32 {
                         return Err(format!("{}-word read of driver constant c[0x0][{:#x}]", width.1, addr.offset));

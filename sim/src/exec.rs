@@ -770,6 +770,14 @@ fn mov(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
                 c.write_dst(w, d, l, v, 0);
             }
         }
+        _ if inst.m.has(flag::BROADCAST) => {
+            if exec != 0 {
+                let v = c.read(w, s, exec.trailing_zeros() as usize);
+                for l in lanes(w.valid) {
+                    c.write_dst(w, d, l, v, 0);
+                }
+            }
+        }
         _ => {
             for l in lanes(exec) {
                 let v = c.read(w, s, l);
