@@ -578,13 +578,16 @@ impl<'a> Lowerer<'a> {
                 let op = if has("TRYWAIT") { MbarOp::TryWait } else { MbarOp::TestWait };
                 (Op::Mbarrier(op), m, vec![p, a, parity], 1)
             }
-            "UTMALDG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D")) => {
+            "UTMALDG" | "UTMASTG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D")) => {
                 // `UTMALDG.2D [URd], [URt]`: URd the shared destination, URd+1 the mbarrier,
-                // URd+2... the coordinates; URt:URt+1 the tensor map's generic address. The form
+                // URd+2... the coordinates (`UTMASTG`: URd the shared source, URd+1... the
+                // coordinates); URt:URt+1 the tensor map's generic address. The form
                 // (dimensions, completion) is the PTX instruction's at the line.
                 need(2)?;
                 let pi = self.ptx_form(inst, Op::Cp(CpOp::BulkTensor))?;
-                let Some(Opnd::Tensor { coords, .. }) = pi.ops.get(1) else { return Err("the PTX tensor copy has no tensor operand".into()) };
+                let Some(Opnd::Tensor { coords, .. }) = pi.ops.iter().find(|x| matches!(x, Opnd::Tensor { .. })) else {
+                    return Err("the PTX tensor copy has no tensor operand".into());
+                };
                 let ureg = |x: &Operand| match &x.value {
                     Value::Mem { addr, .. } if addr.reg.is_none() && addr.offset == 0 => addr.ureg.as_ref().map(|u| u.reg).filter(|r| !r.is_zero()),
                     _ => None,
@@ -602,9 +605,16 @@ impl<'a> Lowerer<'a> {
                 let m = pi.m.clone();
                 let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: -SHARED_RESERVED };
                 let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: -SHARED_RESERVED };
-                let tensor = Opnd::Tensor { base: Base::Pair(tlo, thi), coords: r[2..].iter().map(|&x| Opnd::Reg(x)).collect() };
-                (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar], 0)
+                let store = op_name == "UTMASTG";
+                let first = if store { 1 } else { 2 };
+                let tensor = Opnd::Tensor { base: Base::Pair(tlo, thi), coords: r[first..first + coords.len()].iter().map(|&x| Opnd::Reg(x)).collect() };
+                if store {
+                    (Op::Cp(CpOp::BulkTensor), m, vec![tensor, dst], 0)
+                } else {
+                    (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar], 0)
+                }
             }
+            "UTMACMDFLUSH" => (Op::Cp(CpOp::BulkCommit), m, vec![], 0),
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
