@@ -24,7 +24,8 @@
 //!   `ISETP`/`FSETP` = `setp` with both destinations and the combining predicate, `FFMA` =
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
 //!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
-//!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings); `isa::machine` for the
+//!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
+//!   tensor copies); `isa::machine` for the
 //!   rest. `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
@@ -35,8 +36,8 @@
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
 //! callers fall back to PTX mode with it. Not lowered yet: f64 and f16 arithmetic (`DFMA`,
-//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA (`UTMALDG`, and the
-//! parameter block's generic address c[0x0][0x198] it is handed), `USETMAXREG`, `MATCH`,
+//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA multicast,
+//! `USETMAXREG`, `MATCH`,
 //! clusters (c[0x0][0x140]/0x188, `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks
 //! other than 0, `ISETP.EX`, 64-bit atomics.
 
