@@ -15,6 +15,7 @@ macro_rules! out {
 }
 use clap::{Parser, Subcommand};
 
+mod isa_mode;
 mod sweep_cmd;
 mod validate_cmd;
 
@@ -138,6 +139,11 @@ struct RunArgs {
     threads: usize,
     #[command(flatten)]
     limits: LimitArgs,
+    /// The code to simulate: `ptx`, or `sass`, the machine code ptxas makes of the PTX (from
+    /// ptxas + nvdisasm, or a bundled workload's committed listing); a kernel with an opcode
+    /// SASS mode does not cover yet runs as PTX, with the reason.
+    #[arg(long, value_enum, default_value = "ptx")]
+    isa: isa_mode::Isa,
 }
 
 /// The watchdog's budgets (README: Watchdog); a kernel that stops making progress is stopped
@@ -231,6 +237,24 @@ fn run_workload(a: RunArgs) -> Result<()> {
     // modes) and, with --functional, the launch limits and SM count.
     let cfg = arch_config(&a.arch)?;
     resolve_resources(&mut w, &cfg);
+    let sass = match a.isa {
+        isa_mode::Isa::Ptx => None,
+        isa_mode::Isa::Sass => match isa_mode::sass_program(&w, cfg.compute_capability) {
+            Ok(k) => {
+                if !a.json {
+                    out!("isa: sass ({} listing from {}; {} instructions)", k.target, k.source, k.prog.insts.len());
+                }
+                if w.launch.regs_per_thread.is_none() {
+                    w.launch.regs_per_thread = k.registers;
+                }
+                Some(k.prog)
+            }
+            Err(reason) => {
+                eprintln!("note: {}: running PTX: {reason}", w.manifest.name);
+                None
+            }
+        },
+    };
     let l = &w.launch;
     let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
@@ -250,10 +274,11 @@ fn run_workload(a: RunArgs) -> Result<()> {
         );
     }
     let limits = a.limits.limits();
-    let o = if a.functional {
-        warpsim_sim::launch::run_functional_within(&w, &cfg, &limits)?
-    } else {
-        warpsim_sim::launch::run_timed_within(&w, &cfg, a.threads, &limits)?
+    let o = match (sass, a.functional) {
+        (None, true) => warpsim_sim::launch::run_functional_within(&w, &cfg, &limits)?,
+        (None, false) => warpsim_sim::launch::run_timed_within(&w, &cfg, a.threads, &limits)?,
+        (Some(p), true) => warpsim_sim::launch::run_functional_program(&w, &cfg, &limits, p)?,
+        (Some(p), false) => warpsim_sim::launch::run_timed_with(&w, &cfg, a.threads, &limits, p)?,
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {

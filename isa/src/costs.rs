@@ -327,6 +327,10 @@ fn reads_kernel_param(p: &Program, i: &Inst) -> bool {
 /// Machine ops of every instruction of a program under `table`: its class's count (0 when
 /// fused), plus the kernel-entry prologue on instruction 0.
 pub fn program_costs(p: &Program, table: &CostTable) -> Vec<u8> {
+    if p.is_machine_code() {
+        // A SASS program: every instruction is one machine op, its prologue included.
+        return vec![1; p.insts.len()];
+    }
     let mut cost: Vec<u8> = program_classes(p).into_iter().map(|c| c.map_or(0, |c| table.get(c))).collect();
     if let Some(first) = cost.first_mut() {
         *first = first.saturating_add(table.get(Class::Entry));

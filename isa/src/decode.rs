@@ -10,6 +10,7 @@
 use crate::ast::Space;
 use crate::error::PtxError;
 use crate::inst::{flag, AtomOp, BarOp, Class, ClusterBarOp, CpOp, MatrixOp, MbarOp, Mods, Op, ShflMode, VideoOp, VoteMode};
+use crate::machine::MachineOp;
 use crate::lexer::Pos;
 use crate::types::*;
 
@@ -698,6 +699,8 @@ pub fn op_name(op: Op) -> &'static str {
         Op::Match(_) => "match.sync",
         Op::Redux(_) => "redux.sync",
         Op::Activemask => "activemask",
+        Op::Machine(m) => m.name(),
+        Op::Nop => "nop",
         Op::Elect => "elect.sync",
         Op::Mbarrier(_) => "mbarrier",
         Op::Cp(CpOp::Async) => "cp.async",
@@ -827,6 +830,12 @@ pub fn class_of(op: Op, m: &Mods) -> Class {
         Op::Cp(_) => Class::Async,
         Op::Matrix(MatrixOp::Ldmatrix | MatrixOp::Stmatrix) => Class::LoadShared,
         Op::Matrix(_) => Class::Tensor,
+        Op::Machine(MachineOp::MufuSinCos { .. }) => Class::Sfu,
+        Op::Machine(MachineOp::Fchk) => Class::Fp32,
+        Op::Machine(MachineOp::ImadHi { .. } | MachineOp::ImadX) => Class::IntMul,
+        Op::Machine(MachineOp::Lop3 | MachineOp::Plop3 | MachineOp::Shf { .. }) => Class::Logic,
+        Op::Machine(_) => Class::IntArith,
+        Op::Nop => Class::Misc,
     }
 }
 

@@ -8,6 +8,7 @@
 
 use crate::fp::{self, cvt, CmpOp, IntRounding, Rounding, TestOp};
 use crate::inst::{flag, Inst, Op};
+use crate::machine::{self, MachineOp};
 use crate::int::{self, Part, PrmtMode};
 use crate::types::{BoolOp, Cmp, Rnd, Ty};
 
@@ -17,12 +18,14 @@ use crate::types::{BoolOp, Cmp, Rnd, Ty};
 pub struct Out {
     pub v: u64,
     pub v2: u64,
+    /// A third result: the second carry predicate of SASS `IADD3`.
+    pub v3: u64,
     pub carry: bool,
 }
 
 impl Out {
     fn v(v: u64) -> Out {
-        Out { v, v2: 0, carry: false }
+        Out { v, ..Out::default() }
     }
 }
 
@@ -169,9 +172,21 @@ fn part(inst: &Inst) -> Part {
 }
 
 /// Evaluates an ALU instruction for one lane. `s` holds the source operands in order (after the
-/// destinations); `carry` is the lane's CC.CF flag.
-pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> {
+/// destinations; PTX instructions have at most four, SASS ones six); `carry` is the lane's CC.CF
+/// flag.
+pub fn eval(inst: &Inst, s: &[u64; 6], carry: bool) -> Result<Out, Unsupported> {
     let m = &inst.m;
+    let modified;
+    let s = if m.neg | m.not | m.abs != 0 && !matches!(inst.op, Op::Machine(MachineOp::Iadd3 { .. })) {
+        modified = machine::apply_operand_mods(inst, s);
+        &modified
+    } else {
+        s
+    };
+    if let Op::Machine(op) = inst.op {
+        let (v, v2, v3) = machine::eval(op, inst, s);
+        return Ok(Out { v, v2, v3, carry: false });
+    }
     let t = m.ty();
     let (a, b, c) = (s[0], s[1], s[2]);
     let ftz = m.has(flag::FTZ);
@@ -182,7 +197,7 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         Op::Add | Op::Sub if !f => {
             if m.has(flag::CC) {
                 let (v, co) = if inst.op == Op::Add { int::add_carry(t, a, b, false) } else { int::sub_carry(t, a, b, true) };
-                return Ok(Out { v, v2: 0, carry: co });
+                return Ok(Out { v, carry: co, ..Out::default() });
             }
             if inst.op == Op::Add {
                 int::add(t, a, b, sat)
@@ -192,7 +207,7 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         }
         Op::Addc | Op::Subc => {
             let (v, co) = if inst.op == Op::Addc { int::add_carry(t, a, b, carry) } else { int::sub_carry(t, a, b, carry) };
-            return Ok(Out { v, v2: 0, carry: if m.has(flag::CC) { co } else { carry } });
+            return Ok(Out { v, carry: if m.has(flag::CC) { co } else { carry }, ..Out::default() });
         }
         Op::Add => float_dispatch!(t, add, [a, b], (rnd, ftz, sat), inst),
         Op::Sub => float_dispatch!(t, sub, [a, b], (rnd, ftz, sat), inst),
@@ -202,13 +217,13 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         Op::Mad if m.has(flag::CC) => {
             let p = int::mul(t, part(inst), a, b);
             let (v, co) = int::add_carry(if part(inst) == Part::Wide { Ty::U64 } else { t }, p, c, false);
-            return Ok(Out { v, v2: 0, carry: co });
+            return Ok(Out { v, carry: co, ..Out::default() });
         }
         Op::Mad => int::mad(t, part(inst), a, b, c, sat),
         Op::Madc => {
             let p = int::mul(t, part(inst), a, b);
             let (v, co) = int::add_carry(if part(inst) == Part::Wide { Ty::U64 } else { t }, p, c, carry);
-            return Ok(Out { v, v2: 0, carry: if m.has(flag::CC) { co } else { carry } });
+            return Ok(Out { v, carry: if m.has(flag::CC) { co } else { carry }, ..Out::default() });
         }
         Op::Mul24 => int::mul24(t, m.has(flag::HI), a, b),
         Op::Mad24 => int::add(Ty::B32, int::mul24(t, m.has(flag::HI), a, b), c, false),
@@ -316,7 +331,7 @@ pub fn eval(inst: &Inst, s: &[u64; 4], carry: bool) -> Result<Out, Unsupported> 
         Op::Setp => {
             let x = compare(inst, t, a, b).ok_or_else(|| unsupported(inst))?;
             let cpred = c != 0;
-            return Ok(Out { v: combine(m.bool_op, x, cpred) as u64, v2: combine(m.bool_op, !x, cpred) as u64, carry: false });
+            return Ok(Out { v: combine(m.bool_op, x, cpred) as u64, v2: combine(m.bool_op, !x, cpred) as u64, ..Out::default() });
         }
         Op::Set => {
             // set.cmp{.bool}.dtype.stype d, a, b{, c}
@@ -587,6 +602,7 @@ pub fn is_alu(op: Op) -> bool {
             | Op::Cvt
             | Op::CvtPack
             | Op::Video(_)
+            | Op::Machine(_)
     )
 }
 
@@ -604,7 +620,7 @@ mod tests {
     }
 
     fn run(text: &str, s: [u64; 4]) -> u64 {
-        eval(&inst(text), &s, false).unwrap().v
+        eval(&inst(text), &[s[0], s[1], s[2], s[3], 0, 0], false).unwrap().v
     }
 
     #[test]
@@ -627,9 +643,9 @@ mod tests {
     #[test]
     fn setp_pairs_and_combining() {
         let i = inst("setp.lt.and.s32 %p1|%p2, %r1, %r2, %p3;");
-        let o = eval(&i, &[1, 2, 1, 0], false).unwrap();
+        let o = eval(&i, &[1, 2, 1, 0, 0, 0], false).unwrap();
         assert_eq!((o.v, o.v2), (1, 0));
-        let o = eval(&i, &[3, 2, 1, 0], false).unwrap();
+        let o = eval(&i, &[3, 2, 1, 0, 0, 0], false).unwrap();
         assert_eq!((o.v, o.v2), (0, 1));
         let nan = 0x7FC0_0000u64;
         assert_eq!(run("setp.ltu.f32 %p1, %f1, %f2;", [nan, 0, 0, 0]), 1);
@@ -640,9 +656,9 @@ mod tests {
     fn carry_chain() {
         let lo = inst("add.cc.u32 %r1, %r2, %r3;");
         let hi = inst("addc.u32 %r4, %r5, %r6;");
-        let o = eval(&lo, &[0xFFFF_FFFF, 1, 0, 0], false).unwrap();
+        let o = eval(&lo, &[0xFFFF_FFFF, 1, 0, 0, 0, 0], false).unwrap();
         assert!(o.carry);
-        assert_eq!(eval(&hi, &[0, 0, 0, 0], o.carry).unwrap().v, 1);
+        assert_eq!(eval(&hi, &[0; 6], o.carry).unwrap().v, 1);
     }
 
     #[test]
@@ -671,6 +687,6 @@ mod tests {
         let i = inst("div.rn.f32 %f1, %f2, %f3;");
         let mut bad = i.clone();
         bad.m.types = vec![Ty::F16];
-        assert!(eval(&bad, &[0; 4], false).is_err());
+        assert!(eval(&bad, &[0; 6], false).is_err());
     }
 }

@@ -237,6 +237,12 @@ pub enum Op {
     Texture,
     /// `vabsdiff4` and the other SIMD video instructions (`m.num` lanes).
     Video(VideoOp),
+    /// A machine (SASS) operation PTX has no instruction for ([`crate::machine`]): lowered
+    /// SASS programs only.
+    Machine(crate::machine::MachineOp),
+    /// Does nothing (SASS `NOP`, and the convergence-barrier bookkeeping `BSSY`/`BSYNC`, which
+    /// the SIMT stack's post-dominator reconvergence makes redundant).
+    Nop,
 }
 
 /// Instruction classes used for statistics (`warpsim ptx stats`) and as the default mapping to
@@ -362,6 +368,14 @@ pub mod flag {
     pub const POPC: u64 = 1 << 43;
     /// `.add` secondary operation of video instructions.
     pub const VIDEO_ADD: u64 = 1 << 44;
+    /// SASS `BRA.U.ANY`: every active lane takes the branch when any lane's guard holds.
+    pub const ANY: u64 = 1 << 45;
+    /// SASS operand encodings of an mbarrier instruction: `SYNCS.EXCH.64`'s operand is the
+    /// hardware's init word (low word: (2^20 − count) << 1), a phase check's parity is bit 31.
+    pub const MACHINE_FORM: u64 = 1 << 46;
+    /// SASS `R2UR`: a uniform register is one per warp, so the first executing lane's value is
+    /// written to every lane.
+    pub const BROADCAST: u64 = 1 << 47;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.
@@ -388,6 +402,13 @@ pub struct Mods {
     pub num: u8,
     /// `wmma.load.a/b/c` fragment.
     pub frag: Option<char>,
+    /// Source-operand modifiers of machine (SASS) instructions, bit i = source i: `-R` (integer
+    /// negation or a float's sign flipped), `~R` (bitwise complement), `|R|` (float absolute
+    /// value). PTX has none (always 0). Applied by [`crate::eval::eval`] before the operation;
+    /// `IADD3`'s carries see a negated source as `~x + 1`.
+    pub neg: u8,
+    pub not: u8,
+    pub abs: u8,
 }
 
 impl Mods {
@@ -414,6 +435,21 @@ pub enum Base {
     None,
     Reg(u32),
     Sym(u32),
+    /// A 64-bit address in two 32-bit registers (low, high): SASS `[R2.64]`.
+    Pair(u32, u32),
+    /// The 32-bit sum of two registers: SASS `[R2+UR4]`.
+    Sum(u32, u32),
+}
+
+impl Base {
+    /// The registers the base reads.
+    pub fn regs(&self, out: &mut Vec<u32>) {
+        match *self {
+            Base::Reg(r) => out.push(r),
+            Base::Pair(a, b) | Base::Sum(a, b) => out.extend([a, b]),
+            Base::None | Base::Sym(_) => {}
+        }
+    }
 }
 
 /// An operand with names resolved.
@@ -422,6 +458,12 @@ pub enum Opnd {
     Reg(u32),
     /// A predicate source negated with `!`.
     NotReg(u32),
+    /// A 64-bit value in two 32-bit registers (low, high): SASS `R2` of an `IMAD.WIDE` (its
+    /// destination and its addend are the pair R2:R3). Written as two halves.
+    Pair(u32, u32),
+    /// The 32-bit word at this byte offset of the parameter buffer: a SASS `c[0x0][off]` source
+    /// (a lowered SASS program lays its parameter buffer out as constant bank 0).
+    Param(u32),
     /// An immediate, as raw bits of the instruction's operand type (floats converted).
     Imm(u64),
     Special(SReg),
@@ -453,11 +495,10 @@ impl Opnd {
     pub fn regs(&self, out: &mut Vec<u32>) {
         match self {
             Opnd::Reg(r) | Opnd::NotReg(r) => out.push(*r),
-            Opnd::Addr { base: Base::Reg(r), .. } => out.push(*r),
+            Opnd::Pair(a, b) => out.extend([*a, *b]),
+            Opnd::Addr { base, .. } => base.regs(out),
             Opnd::Tensor { base, coords } => {
-                if let Base::Reg(r) = base {
-                    out.push(*r);
-                }
+                base.regs(out);
                 coords.iter().for_each(|c| c.regs(out));
             }
             Opnd::Vec(v) | Opnd::List(v) => v.iter().for_each(|c| c.regs(out)),

@@ -18,6 +18,7 @@ pub mod inst;
 pub mod lexer;
 pub mod liveness;
 pub mod lower;
+pub mod machine;
 pub mod parser;
 pub mod program;
 pub mod schedule;

@@ -108,6 +108,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
             files: m.files.clone(),
             nounroll: Vec::new(),
             ptx_file: file.to_string(),
+            machine: Vec::new(),
         },
         globals: HashMap::new(),
         labels: Vec::new(),

@@ -132,9 +132,19 @@ pub struct Program {
     pub nounroll: Vec<u32>,
     /// The PTX file the program came from (for messages).
     pub ptx_file: String,
+    /// For a program lowered from machine code (SASS), one instruction per machine instruction,
+    /// and this says which: `sm_90 0x00d0 LDG.E R3, desc[UR4][R2.64]`, for messages (faults name
+    /// the machine instruction, its address and its source line). Empty for PTX.
+    pub machine: Vec<String>,
 }
 
 impl Program {
+    /// Whether the instructions are machine instructions (a lowered SASS listing): each is one
+    /// machine op, with nothing for the PTX cost model to guess.
+    pub fn is_machine_code(&self) -> bool {
+        !self.machine.is_empty()
+    }
+
     /// The function containing instruction `pc`.
     pub fn func_of(&self, pc: u32) -> u32 {
         self.funcs.iter().position(|f| f.start <= pc && pc < f.end).unwrap_or(0) as u32
@@ -147,10 +157,14 @@ impl Program {
             return format!("{}:?", self.ptx_file);
         };
         let ptx = format!("{}:{}", self.ptx_file, inst.loc.ptx);
+        let at = match self.machine.get(pc as usize) {
+            Some(m) => format!("{m} <- {ptx}"),
+            None => ptx,
+        };
         if inst.loc.line == 0 {
-            return ptx;
+            return at;
         }
         let src = self.files.iter().find(|(n, _)| *n == inst.loc.file).map_or("?", |(_, s)| s.as_str());
-        format!("{ptx} ({src}:{})", inst.loc.line)
+        format!("{at} ({src}:{})", inst.loc.line)
     }
 }

@@ -7,7 +7,8 @@
 //! 128-bit encoding, the scheduling control bits decoded from it ([`control`]), and the CUDA and
 //! PTX source lines the line-info comments give. [`abi`] says where the kernel parameters sit in
 //! constant bank 0 per target; [`check`] verifies the control-bit decoding against the
-//! dependences in the code (the scoreboard discipline ptxas follows).
+//! dependences in the code (the scoreboard discipline ptxas follows); [`lower`] turns a kernel
+//! into an `isa::Program` the simulator runs as it runs PTX (functional SASS).
 //!
 //! It knows nothing of timing (what a stall or a barrier costs is the simulator's business),
 //! starts no programs (`warpsim-toolchain` runs ptxas and nvdisasm) and reads no files: callers
@@ -17,6 +18,7 @@
 pub mod abi;
 pub mod check;
 pub mod control;
+pub mod lower;
 mod parse;
 mod show;
 

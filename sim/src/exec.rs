@@ -276,6 +276,12 @@ impl Ctx<'_, '_> {
             Opnd::Reg(r) => w.reg(*r, lane),
             Opnd::NotReg(r) => (w.reg(*r, lane) == 0) as u64,
             Opnd::Imm(v) => *v,
+            Opnd::Pair(lo, hi) => (w.reg(*hi, lane) << 32) | (w.reg(*lo, lane) & 0xFFFF_FFFF),
+            Opnd::Param(off) => {
+                let p = &self.env.k.params;
+                let o = *off as usize;
+                p.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
+            }
             Opnd::Special(s) => self.special(w, *s, lane),
             Opnd::SymAddr(s, off) => self.sym_addr(w, *s).wrapping_add(*off as u64),
             Opnd::Func(f) => memory::FUNC_BASE + *f as u64 * 16,
@@ -308,6 +314,10 @@ impl Ctx<'_, '_> {
     pub(crate) fn write_dst(&self, w: &mut Warp, o: &Opnd, lane: usize, v: u64, v2: u64) {
         match o {
             Opnd::Reg(r) => self.write_reg(w, *r, lane, v),
+            Opnd::Pair(lo, hi) => {
+                self.write_reg(w, *lo, lane, v & 0xFFFF_FFFF);
+                self.write_reg(w, *hi, lane, v >> 32);
+            }
             Opnd::Vec(items) => {
                 if let Some(Opnd::Reg(r)) = items.first() {
                     self.write_reg(w, *r, lane, v);
@@ -327,6 +337,8 @@ impl Ctx<'_, '_> {
                 let (b, sp) = match base {
                     Base::None => (0, space),
                     Base::Reg(r) => (w.reg(*r, lane), space),
+                    Base::Pair(lo, hi) => ((w.reg(*hi, lane) << 32) | (w.reg(*lo, lane) & 0xFFFF_FFFF), space),
+                    Base::Sum(a, b) => (w.reg(*a, lane).wrapping_add(w.reg(*b, lane)) & 0xFFFF_FFFF, space),
                     Base::Sym(s) => {
                         let sym = &self.env.k.prog.symbols[*s as usize];
                         let sp = match sym.kind {
@@ -548,7 +560,8 @@ pub fn step(w: &mut Warp, env: &mut Env<'_>) -> Result<Step, Fault> {
             | Op::Pmevent
             | Op::Brkpt
             | Op::Griddepcontrol
-            | Op::Setmaxnreg => (Step::Continue, true),
+            | Op::Setmaxnreg
+            | Op::Nop => (Step::Continue, true),
             _ => {
                 return Err(c.fault(
                     w,
@@ -629,7 +642,7 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
     let Some(&Opnd::Reg(d)) = inst.ops.first() else { return false };
-    if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 {
+    if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 || m.neg | m.not | m.abs != 0 {
         return false;
     }
     if m.rnd.is_some_and(|r| r != warpsim_isa::types::Rnd::Rn) {
@@ -701,16 +714,22 @@ fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
     }
     let src = inst.src();
     let cc = inst.m.has(flag::CC) || matches!(inst.op, Op::Addc | Op::Subc | Op::Madc);
-    let mut vals = [[0u64; 32]; 4];
-    for (i, o) in src.iter().take(4).enumerate() {
+    let mut vals = [[0u64; 32]; 6];
+    for (i, o) in src.iter().take(6).enumerate() {
         c.gather(w, o, exec, &mut vals[i]);
     }
     let dst = inst.ops.first();
     for l in lanes(exec) {
-        let s = [vals[0][l], vals[1][l], vals[2][l], vals[3][l]];
+        let s = [vals[0][l], vals[1][l], vals[2][l], vals[3][l], vals[4][l], vals[5][l]];
         let out = eval::eval(inst, &s, (w.carry >> l) & 1 == 1).map_err(|e| c.unsupported(w, l, e))?;
         match dst {
             Some(Opnd::Reg(r)) => c.write_reg(w, *r, l, out.v),
+            // SASS: a register and two predicates (`IADD3 R4, P0, P1, ...`).
+            Some(Opnd::Vec(items)) if items.len() == 3 => {
+                for (item, v) in items.iter().zip([out.v, out.v2, out.v3]) {
+                    c.write_dst(w, item, l, v, 0);
+                }
+            }
             Some(d) => c.write_dst(w, d, l, out.v, out.v2),
             None => {}
         }
@@ -751,6 +770,14 @@ fn mov(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
                 c.write_dst(w, d, l, v, 0);
             }
         }
+        _ if inst.m.has(flag::BROADCAST) => {
+            if exec != 0 {
+                let v = c.read(w, s, exec.trailing_zeros() as usize);
+                for l in lanes(w.valid) {
+                    c.write_dst(w, d, l, v, 0);
+                }
+            }
+        }
         _ => {
             for l in lanes(exec) {
                 let v = c.read(w, s, l);
@@ -782,12 +809,21 @@ fn read_le(mem: &[u8], a: usize, n: usize) -> u64 {
 /// in `exec`, with their lowest and highest; `None` when the operand has another form, a lane is
 /// not aligned to the access's `bytes` or the access would pass the end of the address space.
 fn lane_addresses(w: &Warp, c: &mut Ctx<'_, '_>, o: Option<&Opnd>, exec: u32, bytes: u64) -> Option<(u64, u64)> {
-    let Some(&Opnd::Addr { base: Base::Reg(b), offset }) = o else { return None };
+    let (b, b_hi, offset) = match o {
+        Some(&Opnd::Addr { base: Base::Reg(b), offset }) => (b, None, offset),
+        Some(&Opnd::Addr { base: Base::Pair(b, h), offset }) => (b, Some(h), offset),
+        _ => return None,
+    };
     let addr = &mut c.env.trace.addr;
     let (mut lo, mut hi, mut misaligned) = (u64::MAX, 0, 0);
     let base = w.lanes(b);
+    let high = b_hi.map(|h| w.lanes(h));
     for l in lanes(exec) {
-        let a = base[l].wrapping_add(offset as u64);
+        let base_l = match high {
+            Some(h) => (h[l] << 32) | (base[l] & 0xFFFF_FFFF),
+            None => base[l],
+        };
+        let a = base_l.wrapping_add(offset as u64);
         addr[l] = a;
         misaligned |= a & (bytes - 1);
         lo = lo.min(a);
@@ -1026,6 +1062,13 @@ fn branch(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, active: u32, taken: u32) -
         return Err(c.fault(w, 0, FaultKind::Unsupported("`bra` without a label target".into())));
     };
     let pc = c.pc;
+    // SASS `BRA P2, target`: lanes whose guard and second predicate both hold.
+    let taken = match inst.ops.get(1) {
+        Some(p) => lanes(taken).filter(|&l| c.read(w, p, l) != 0).fold(0, |m, l| m | 1 << l),
+        None => taken,
+    };
+    // `BRA.U.ANY`: the warp goes together when any lane's guard holds.
+    let taken = if inst.m.has(flag::ANY) && taken != 0 { active } else { taken };
     if taken == active {
         w.jump(*target);
     } else if taken == 0 {

@@ -93,6 +93,8 @@ pub(crate) fn mbarrier(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MbarO
             for l in lanes(exec) {
                 let (cta, off) = shared_operand(c, w, &inst.ops[0], sp, l)?;
                 let v = inst.ops.get(1).map_or(0, |o| c.read(w, o, l)) as u32;
+                // SASS's init word holds 2^20 − count in bits 1..21.
+                let v = if op == MbarOp::Init && inst.m.has(flag::MACHINE_FORM) { 0x10_0000 - ((v >> 1) & 0xF_FFFF) } else { v };
                 with_mbar(c, w, l, cta, off, |b| match op {
                     MbarOp::Init => *b = Mbar::init(v & 0xF_FFFF),
                     MbarOp::ExpectTx => {
@@ -121,6 +123,8 @@ pub(crate) fn mbarrier(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MbarO
             let (cta, off) = shared_operand(c, w, &inst.ops[1], sp, lane0)?;
             let v = inst.ops.get(2).map_or(0, |o| c.read(w, o, lane0));
             let (done, phase) = with_mbar(c, w, lane0, cta, off, |b| {
+                // SASS passes the parity in bit 31.
+                let v = if inst.m.has(flag::MACHINE_FORM) { v >> 31 } else { v };
                 let d = if inst.m.has(flag::PARITY) { b.parity_done(v & 1 == 1) } else { b.phase_done(v) };
                 (d, b.phase)
             })?;

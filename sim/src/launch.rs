@@ -107,7 +107,12 @@ fn entry_program(w: &Workload) -> Result<Program, RunError> {
 
 /// Lowers the workload's kernel and lays out its device memory and parameters.
 pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
-    let prog = entry_program(w)?;
+    prepare_with(w, nsm, entry_program(w)?)
+}
+
+/// [`prepare`] with the program given: the workload's kernel lowered some other way (from the
+/// SASS ptxas made of it, `warpsim-sass`), whose parameter symbols say where each argument goes.
+pub fn prepare_with(w: &Workload, nsm: u32, prog: Program) -> Result<Prepared, RunError> {
     let mut gpu = Gpu::new(nsm);
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
@@ -259,6 +264,14 @@ pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
     functional_outcome(w, p, k, &Limits::default(), t)
 }
 
+/// [`run_functional`] of the workload's kernel as `prog` (see [`prepare_with`]).
+pub fn run_functional_with(w: &Workload, nsm: u32, prog: Program) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare_with(w, nsm, prog)?;
+    let k = p.kernel()?;
+    functional_outcome(w, p, k, &Limits::default(), t)
+}
+
 /// Runs the workload functionally on a GPU of `cfg`'s shape (its SM count, and its launch
 /// limits: threads, registers and shared memory per block, as a timed run checks them) under
 /// `limits` (the clock is warp instructions).
@@ -277,6 +290,16 @@ fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits,
     Ok(Outcome { outputs, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
 }
 
+/// [`run_functional_within`] of the workload's kernel as `prog` (see [`prepare_with`]).
+pub fn run_functional_program(w: &Workload, cfg: &ArchConfig, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    let mut p = prepare_with(w, cfg.sm.count, prog)?;
+    let k = p.kernel()?;
+    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
+        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
+    functional_outcome(w, p, k, limits, t)
+}
+
 /// Runs the workload in time on `cfg`, under the watchdog's default limits.
 pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outcome, RunError> {
     run_timed_within(w, cfg, threads, &Limits::default())
@@ -285,10 +308,21 @@ pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outco
 /// Runs the workload in time on `cfg` under `limits`.
 pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, cfg.sm.count)?;
+    timed(w, cfg, threads, limits, prepare(w, cfg.sm.count)?, t)
+}
+
+/// [`run_timed_within`] of the workload's kernel as `prog` (see [`prepare_with`]). A machine-code
+/// program's spill code is in its instructions, so the compiler's spill figures add nothing.
+pub fn run_timed_with(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
+    let t = Instant::now();
+    timed(w, cfg, threads, limits, prepare_with(w, cfg.sm.count, prog)?, t)
+}
+
+fn timed(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, mut p: Prepared, t: Instant) -> Result<Outcome, RunError> {
     crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
-    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, limits: *limits };
+    let spills = if p.prog.is_machine_code() { warpsim_workloads::Spills::default() } else { w.launch.spills };
+    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills, limits: *limits };
     let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
     let (outputs, check) = finish(w, &p);
     Ok(Outcome { outputs, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })

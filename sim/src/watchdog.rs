@@ -403,6 +403,8 @@ fn poll(k: &Kernel, w: &Warp, cta: &CtaShared, mem: &DeviceMemory, pc: u32) -> O
     let b = match base {
         Base::None => 0,
         Base::Reg(r) => w.reg(r, lane),
+        Base::Pair(lo, hi) => (w.reg(hi, lane) << 32) | (w.reg(lo, lane) & 0xFFFF_FFFF),
+        Base::Sum(a, b) => w.reg(a, lane).wrapping_add(w.reg(b, lane)) & 0xFFFF_FFFF,
         Base::Sym(s) => {
             let sym = &k.prog.symbols[s as usize];
             match sym.kind {

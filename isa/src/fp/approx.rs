@@ -122,6 +122,16 @@ fn sin_cos(a: u32, ftz: bool, cos: bool) -> u32 {
         return F32.default_nan() as u32;
     }
     let t = core::mul(F32, a, INV_2PI_F32, Rounding::Rz, ftz);
+    mufu_sin_cos(t as u32, ftz, cos)
+}
+
+/// MUFU.SIN/COS of `t` turns (f32 bits): the SFU step of [`sin_f32`]/[`cos_f32`] after ptxas's
+/// `FMUL.RZ` by 1/(2π), so a SASS program computes the same bits as the PTX instruction.
+pub fn mufu_sin_cos(t: u32, ftz: bool, cos: bool) -> u32 {
+    let t = F32.flush(t as u64, ftz);
+    if matches!(F32.decode(t, false), Val::Nan | Val::Inf { .. }) {
+        return F32.default_nan() as u32;
+    }
     let quarter = 1u128 << QUADRANT_BITS;
     let k = (turn_fraction(t) + if cos { quarter } else { 0 }) & ((1 << TURN_BITS) - 1);
     let quadrant = k >> QUADRANT_BITS;
@@ -132,7 +142,7 @@ fn sin_cos(a: u32, ftz: bool, cos: bool) -> u32 {
         within
     };
     let mag = libm::sin(std::f64::consts::FRAC_PI_2 * m as f64 / quarter as f64);
-    let neg = (!cos && F32.is_neg(a)) ^ (quadrant >= 2);
+    let neg = (!cos && F32.is_neg(t)) ^ (quadrant >= 2);
     let r = convert(F64, F32, mag.to_bits(), Rounding::Rn, false, ftz);
     (r | F32.zero(neg)) as u32
 }

@@ -1,0 +1,341 @@
+//! Machine (SASS) operations that PTX has no instruction for, with their per-lane semantics.
+//!
+//! A lowered SASS program (`warpsim-sass`'s `lower`) uses the PTX [`Op`](crate::inst::Op)s
+//! wherever one has the machine instruction's meaning (`IMAD` is `mad.lo.u32`, `ISETP` is
+//! `setp` with its two destinations and combining predicate, `FFMA` is `fma.f32`, `F2I` is
+//! `cvt`), and [`MachineOp`] for the rest: the three-input add with carry predicates, the
+//! shifted add, the 64-bit funnel shifts, the truth-table ops with predicate results, and the
+//! MUFU forms that take their angle in turns. Sources are 32-bit register values (64-bit where
+//! a pair is read) in SASS operand order; results are up to three values (a register and two
+//! predicates). Operand modifiers (`-R`, `~R`, `|R|`, [`Mods::neg`](crate::inst::Mods)) are
+//! applied by [`apply_operand_mods`] before the operation, except for `IADD3`, whose carries
+//! need the raw operands. Everything here knows nothing of registers, lanes or memory.
+
+use serde::Serialize;
+
+use crate::inst::Inst;
+
+/// A SASS operation (see the module docs; the sources are listed per variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum MachineOp {
+    /// `IADD3{.X} d, p0, p1, a, b, c{, cin0, cin1}`: `d = a + b + c (+ cin0 + cin1)`, `p0`/`p1`
+    /// the carry out (p0 set for a carry of 1 or more, p1 for 2). A negated source counts as
+    /// `~x + 1` (so `a + -b` carries exactly when `a ≥ b`, as a 64-bit subtraction needs).
+    Iadd3 { x: bool },
+    /// `IMAD.HI{.U32} d, a, b, c`: the high word of `a × b + c:c+1` (the addend is the register
+    /// pair starting at `c`, 64-bit).
+    ImadHi { signed: bool },
+    /// `IMAD.X d, a, b, c, cin`: `a × b + c + cin` (low word).
+    ImadX,
+    /// `LEA{.HI}{.X}{.SX32} d, p, a, b, c, shift, cin`: `.LO`: `(a << shift) + b`; `.HI`: the
+    /// high word of `(c:a) << shift` plus `b` (`.SX32`: `c` is `a`'s sign); `.X` adds `cin`.
+    /// `p` is the carry out of the 32-bit add.
+    Lea { hi: bool, x: bool, sx32: bool },
+    /// `SHF.{L,R}.{U32,S32,U64,S64}{.HI}{.W} d, a, shift, c`: the 64-bit funnel `c:a` shifted
+    /// (right shifts of a signed type fill with `c`'s sign); the low or (`.HI`) high word.
+    /// Shift amounts clamp to the type's width, or wrap modulo it with `.W`.
+    Shf { left: bool, hi: bool, signed: bool, wide: bool, wrap: bool },
+    /// `LOP3.LUT d, p, a, b, c, lut, q`: `d = lut(a, b, c)` bitwise, `p = (d ≠ 0) ∨ q`.
+    Lop3,
+    /// `PLOP3.LUT p, q, a, b, c, lut1, lut2`: two truth tables of three predicates.
+    Plop3,
+    /// `VIADDMNMX{.U32} d, a, b, c, pmin`: `min/max(a + b, c)` (min when `max` is false).
+    AddMinMax { max: bool, signed: bool },
+    /// `VIMNMX3{.U32} d, a, b, c, pmin`: min/max of three.
+    MinMax3 { max: bool, signed: bool },
+    /// `FCHK p, a, b`: whether `a / b` needs ptxas's IEEE slow path rather than the
+    /// reciprocal-and-correct sequence. Modelled conservatively (the slow path is exact for
+    /// every input, so only the path taken, never the quotient, depends on it): true unless `b`
+    /// is normal, `a` is zero or normal, and neither the quotient's exponent nor the sequence's
+    /// intermediates (`a × 1/b`, `b × q`) can leave the normal range.
+    Fchk,
+    /// `MUFU.SIN/COS d, t`: the sine or cosine of `t` turns (ptxas multiplies the angle by
+    /// 1/(2π) with `FMUL.RZ` first), as [`crate::fp::approx::sin_f32`] models the SFU.
+    MufuSinCos { cos: bool },
+}
+
+impl MachineOp {
+    /// The SASS mnemonic family (for messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            MachineOp::Iadd3 { .. } => "IADD3",
+            MachineOp::ImadHi { .. } => "IMAD.HI",
+            MachineOp::ImadX => "IMAD.X",
+            MachineOp::Lea { .. } => "LEA",
+            MachineOp::Shf { .. } => "SHF",
+            MachineOp::Lop3 => "LOP3.LUT",
+            MachineOp::Plop3 => "PLOP3.LUT",
+            MachineOp::AddMinMax { .. } => "VIADDMNMX",
+            MachineOp::MinMax3 { .. } => "VIMNMX3",
+            MachineOp::Fchk => "FCHK",
+            MachineOp::MufuSinCos { cos: false } => "MUFU.SIN",
+            MachineOp::MufuSinCos { cos: true } => "MUFU.COS",
+        }
+    }
+}
+
+const M32: u64 = 0xFFFF_FFFF;
+
+/// Applies the source-operand modifiers of a machine instruction: a float type flips (`-`) or
+/// clears (`|…|`) the sign bit of the 32-bit value; integers are negated (two's complement) or
+/// complemented in 32 bits.
+pub fn apply_operand_mods(inst: &Inst, s: &[u64; 6]) -> [u64; 6] {
+    let m = &inst.m;
+    let float = m.ty().is_float();
+    let mut out = *s;
+    for (i, v) in out.iter_mut().enumerate() {
+        let bit = 1u8 << i;
+        if float {
+            if m.abs & bit != 0 {
+                *v &= !0x8000_0000;
+            }
+            if m.neg & bit != 0 {
+                *v ^= 0x8000_0000;
+            }
+        } else {
+            if m.not & bit != 0 {
+                *v = !*v & M32;
+            }
+            if m.neg & bit != 0 {
+                *v = v.wrapping_neg() & M32;
+            }
+        }
+    }
+    out
+}
+
+/// Results of one lane: a value and up to two predicates (0/1).
+pub type Results = (u64, u64, u64);
+
+fn lut3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
+    crate::int::lop3(a, b, c, lut)
+}
+
+fn sext32(x: u64) -> i64 {
+    x as u32 as i32 as i64
+}
+
+/// Evaluates a machine operation for one lane (`s`: the sources in SASS order, already modified
+/// by [`apply_operand_mods`] except for `IADD3`).
+pub fn eval(op: MachineOp, inst: &Inst, s: &[u64; 6]) -> Results {
+    let (a, b, c) = (s[0], s[1], s[2]);
+    match op {
+        MachineOp::Iadd3 { x } => {
+            let m = &inst.m;
+            let term = |i: usize| -> u64 {
+                let v = s[i] & M32;
+                let bit = 1u8 << i;
+                if m.neg & bit != 0 {
+                    (!v & M32) + 1
+                } else if m.not & bit != 0 {
+                    !v & M32
+                } else {
+                    v
+                }
+            };
+            let mut sum = term(0) + term(1) + term(2);
+            if x {
+                sum += (s[3] != 0) as u64 + (s[4] != 0) as u64;
+            }
+            let carry = sum >> 32;
+            (sum & M32, (carry >= 1) as u64, (carry >= 2) as u64)
+        }
+        MachineOp::ImadHi { signed } => {
+            let p = if signed { (sext32(a) * sext32(b)) as u64 } else { (a & M32) * (b & M32) };
+            ((p.wrapping_add(c) >> 32) & M32, 0, 0)
+        }
+        MachineOp::ImadX => ((a.wrapping_mul(b).wrapping_add(c).wrapping_add((s[3] != 0) as u64)) & M32, 0, 0),
+        MachineOp::Lea { hi, x, sx32 } => {
+            let sh = (s[3] & 31) as u32;
+            let shifted = if hi {
+                let c = if sx32 { (sext32(a) >> 32) as u64 & M32 } else { c & M32 };
+                ((((c << 32) | (a & M32)) << sh) >> 32) & M32
+            } else {
+                ((a & M32) << sh) & M32
+            };
+            let sum = shifted + (b & M32) + if x { (s[4] != 0) as u64 } else { 0 };
+            (sum & M32, sum >> 32 & 1, 0)
+        }
+        MachineOp::Shf { left, hi, signed, wide, wrap } => {
+            let width = if wide { 64 } else { 32 };
+            let n = s[1] as u32;
+            let n = if wrap { n & (width - 1) } else { n.min(width) };
+            let v = ((c & M32) << 32) | (a & M32);
+            let r = if left {
+                if n >= 64 {
+                    0
+                } else {
+                    v << n
+                }
+            } else if signed {
+                ((v as i64) >> n.min(63)) as u64
+            } else if n >= 64 {
+                0
+            } else {
+                v >> n
+            };
+            (if hi { r >> 32 } else { r & M32 }, 0, 0)
+        }
+        MachineOp::Lop3 => {
+            let d = lut3(a, b, c, s[3]) & M32;
+            (d, (d != 0 || s[4] != 0) as u64, 0)
+        }
+        MachineOp::Plop3 => (lut3(a & 1, b & 1, c & 1, s[3]) & 1, lut3(a & 1, b & 1, c & 1, s[4]) & 1, 0),
+        MachineOp::AddMinMax { max, signed } => {
+            let sum = a.wrapping_add(b) & M32;
+            (minmax(max, signed, sum, c), 0, 0)
+        }
+        MachineOp::MinMax3 { max, signed } => (minmax(max, signed, minmax(max, signed, a, b), c), 0, 0),
+        MachineOp::Fchk => (fchk(a as u32, b as u32) as u64, 0, 0),
+        MachineOp::MufuSinCos { cos } => (crate::fp::approx::mufu_sin_cos(a as u32, inst.m.has(crate::inst::flag::FTZ), cos) as u64, 0, 0),
+    }
+}
+
+/// [`MachineOp::Fchk`]: unbiased exponents within ±125 of each other's quotient range.
+fn fchk(a: u32, b: u32) -> bool {
+    let exp = |x: u32| ((x >> 23) & 0xFF) as i32;
+    let (ea, eb) = (exp(a), exp(b));
+    let a_zero = a & 0x7FFF_FFFF == 0;
+    let normal = |e: i32| (1..=254).contains(&e);
+    if !normal(eb) || !(a_zero || normal(ea)) {
+        return true;
+    }
+    if a_zero {
+        return false;
+    }
+    let (ua, ub) = (ea - 127, eb - 127);
+    let q = ua - ub;
+    !((-125..=125).contains(&q) && (-125..=125).contains(&ub) && (-125..=125).contains(&ua))
+}
+
+fn minmax(max: bool, signed: bool, a: u64, b: u64) -> u64 {
+    let ty = if signed { crate::types::Ty::S32 } else { crate::types::Ty::U32 };
+    crate::int::minmax(ty, max, a & M32, b & M32, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inst::{Class, Mods, Op, SrcLoc};
+    use proptest::prelude::*;
+
+    fn inst(op: MachineOp, neg: u8, not: u8) -> Inst {
+        Inst {
+            op: Op::Machine(op),
+            m: Mods { neg, not, ..Mods::default() },
+            guard: None,
+            ops: Vec::new(),
+            ndst: 0,
+            class: Class::IntArith,
+            loc: SrcLoc::default(),
+            defs: Vec::new(),
+            uses: Vec::new(),
+        }
+    }
+
+    fn run(op: MachineOp, neg: u8, not: u8, s: [u64; 6]) -> Results {
+        let i = inst(op, neg, not);
+        let s = if matches!(op, MachineOp::Iadd3 { .. }) { s } else { apply_operand_mods(&i, &s) };
+        eval(op, &i, &s)
+    }
+
+    #[test]
+    fn iadd3_carries_and_negation() {
+        let add = MachineOp::Iadd3 { x: false };
+        assert_eq!(run(add, 0, 0, [0xFFFF_FFFF, 1, 0, 0, 0, 0]), (0, 1, 0));
+        assert_eq!(run(add, 0, 0, [0xFFFF_FFFF, 0xFFFF_FFFF, 2, 0, 0, 0]), (0, 1, 1));
+        // a + -b carries iff a >= b (no borrow).
+        assert_eq!(run(add, 0b10, 0, [5, 5, 0, 0, 0, 0]), (0, 1, 0));
+        assert_eq!(run(add, 0b10, 0, [4, 5, 0, 0, 0, 0]), (0xFFFF_FFFF, 0, 0));
+        assert_eq!(run(add, 0b10, 0, [4, 0, 0, 0, 0, 0]), (4, 1, 0));
+        let x = MachineOp::Iadd3 { x: true };
+        assert_eq!(run(x, 0, 0b01, [0, 7, 0, 1, 0, 0]).0, 7);
+    }
+
+    #[test]
+    fn lea_forms() {
+        let lo = MachineOp::Lea { hi: false, x: false, sx32: false };
+        assert_eq!(run(lo, 0, 0, [0x8000_0001, 0x10, 0, 2, 0, 0]), (0x14, 0, 0));
+        // The carry is the 32-bit add's; bits shifted out of the low word are LEA.HI's.
+        assert_eq!(run(lo, 0, 0, [0x4000_0000, 0xC000_0000, 0, 2, 0, 0]), (0xC000_0000, 0, 0));
+        assert_eq!(run(lo, 0, 0, [0x4000_0000, 0xC000_0000, 0, 1, 0, 0]), (0x4000_0000, 1, 0));
+        let hix = MachineOp::Lea { hi: true, x: true, sx32: false };
+        // high word of (c:a) << 2 = (a >> 30) | (c << 2), plus b and the carry.
+        assert_eq!(run(hix, 0, 0, [0xC000_0000, 0x100, 1, 2, 1, 0]).0, 0x100 + 0b111 + 1);
+        let sx = MachineOp::Lea { hi: true, x: true, sx32: true };
+        assert_eq!(run(sx, 0, 0, [0xFFFF_FFFF, 0x10, 0, 2, 0, 0]).0, (0x10 + 0xFFFF_FFFF) & 0xFFFF_FFFF);
+    }
+
+    #[test]
+    fn funnel_shifts() {
+        let r_u32_hi = MachineOp::Shf { left: false, hi: true, signed: false, wide: false, wrap: false };
+        assert_eq!(run(r_u32_hi, 0, 0, [0, 3, 0x8000_0000, 0, 0, 0]).0, 0x1000_0000);
+        let r_s32_hi = MachineOp::Shf { left: false, hi: true, signed: true, wide: false, wrap: false };
+        assert_eq!(run(r_s32_hi, 0, 0, [0, 0x1f, 0x8000_0000, 0, 0, 0]).0, 0xFFFF_FFFF);
+        let l_u32 = MachineOp::Shf { left: true, hi: false, signed: false, wide: false, wrap: false };
+        assert_eq!(run(l_u32, 0, 0, [3, 4, 0, 0, 0, 0]).0, 0x30);
+        let l_u64_hi = MachineOp::Shf { left: true, hi: true, signed: false, wide: true, wrap: false };
+        assert_eq!(run(l_u64_hi, 0, 0, [0x8000_0000, 1, 1, 0, 0, 0]).0, 3);
+    }
+
+    #[test]
+    fn truth_tables() {
+        assert_eq!(run(MachineOp::Lop3, 0, 0, [0x3F, 0x1F, 0, 0xC0, 0, 0]), (0x1F, 1, 0));
+        assert_eq!(run(MachineOp::Lop3, 0, 0, [0x20, 0x1F, 0, 0xC0, 0, 0]), (0, 0, 0));
+        assert_eq!(run(MachineOp::Plop3, 0, 0, [1, 1, 1, 0x80, 0x8, 0]), (1, 0, 0));
+    }
+
+    #[test]
+    fn fchk_flags_what_the_fast_division_cannot_do() {
+        let f = |x: f32| x.to_bits() as u64;
+        let chk = |a: u64, b: u64| run(MachineOp::Fchk, 0, 0, [a, b, 0, 0, 0, 0]).0;
+        assert_eq!(chk(f(1.0), f(3.0)), 0);
+        assert_eq!(chk(f(0.0), f(3.0)), 0);
+        assert_eq!(chk(f(1.0), f(0.0)), 1);
+        assert_eq!(chk(f(1.0), f(f32::INFINITY)), 1);
+        assert_eq!(chk(f(f32::NAN), f(2.0)), 1);
+        assert_eq!(chk(f(1e-40), f(2.0)), 1);
+        assert_eq!(chk(f(1e30), f(1e-30)), 1);
+    }
+
+    #[test]
+    fn min_max_and_imad_hi() {
+        let amn = MachineOp::AddMinMax { max: false, signed: true };
+        assert_eq!(run(amn, 0, 0, [5, 0xFFFF_FFFF, 10, 0, 0, 0]).0, 4);
+        let m3 = MachineOp::MinMax3 { max: true, signed: false };
+        assert_eq!(run(m3, 0, 0, [5, 0xFFFF_FFFF, 10, 0, 0, 0]).0, 0xFFFF_FFFF);
+        let hi = MachineOp::ImadHi { signed: false };
+        assert_eq!(run(hi, 0, 0, [0xFFFF_FFFF, 0xFFFF_FFFF, 0, 0, 0, 0]).0, 0xFFFF_FFFE);
+        assert_eq!(run(hi, 0, 0, [0, 0, 7 << 32, 0, 0, 0]).0, 7);
+        assert_eq!(run(MachineOp::ImadX, 0, 0, [0, 0, 5, 1, 0, 0]).0, 6);
+    }
+
+    proptest! {
+        /// IADD3 and IADD3.X chained over two words add 64-bit numbers (with a negated second
+        /// operand: subtract), as ptxas uses them.
+        #[test]
+        fn iadd3_chain_is_64_bit_add(a in any::<u64>(), b in any::<u64>(), sub in any::<bool>()) {
+            let (lo, p0, _) = run(MachineOp::Iadd3 { x: false }, if sub { 0b10 } else { 0 }, 0, [a & M32, b & M32, 0, 0, 0, 0]);
+            let (hi, _, _) = run(MachineOp::Iadd3 { x: true }, 0, if sub { 0b10 } else { 0 }, [a >> 32, b >> 32, 0, p0, 0, 0]);
+            let want = if sub { a.wrapping_sub(b) } else { a.wrapping_add(b) };
+            prop_assert_eq!(hi << 32 | lo, want);
+        }
+
+        /// LEA + LEA.HI.X compute a 64-bit `(x << s) + base`, as ptxas forms addresses.
+        #[test]
+        fn lea_pair_is_64_bit_scaled_add(x in any::<u64>(), base in any::<u64>(), s in 0u64..32) {
+            let (lo, p, _) = run(MachineOp::Lea { hi: false, x: false, sx32: false }, 0, 0, [x & M32, base & M32, 0, s, 0, 0]);
+            let (hi, _, _) = run(MachineOp::Lea { hi: true, x: true, sx32: false }, 0, 0, [x & M32, base >> 32, x >> 32, s, p, 0]);
+            prop_assert_eq!(hi << 32 | lo, (x << s).wrapping_add(base));
+        }
+
+        /// SHF.L.U64.HI / SHF.L.U32 and SHF.R.U64 / SHF.R.U32.HI shift 64-bit values.
+        #[test]
+        fn shf_pairs_are_64_bit_shifts(v in any::<u64>(), n in 0u64..32) {
+            let l = |hi| run(MachineOp::Shf { left: true, hi, signed: false, wide: hi, wrap: false }, 0, 0, [v & M32, n, v >> 32, 0, 0, 0]).0;
+            prop_assert_eq!(l(true) << 32 | l(false), v << n);
+            let r = |hi, wide| run(MachineOp::Shf { left: false, hi, signed: false, wide, wrap: false }, 0, 0, [v & M32, n, v >> 32, 0, 0, 0]).0;
+            prop_assert_eq!(r(true, false) << 32 | r(false, true), v >> n);
+        }
+    }
+}

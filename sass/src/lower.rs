@@ -1,0 +1,1391 @@
+//! SASS → `isa::Program`: a kernel's machine code, made executable by the simulator unchanged.
+//!
+//! One SASS instruction becomes one [`Inst`] at the same index (instruction `i` is the one at
+//! byte offset `16 i`), so the simulator's warps, SIMT stack, memory, faults, watchdog and
+//! counters run machine code as they run PTX, and per-instruction execution counts are
+//! executed-SASS counts. What maps to what:
+//! - **Registers.** `R0`–`R254`, `UR0`–`UR62`, `P0`–`P6`, `UP0`–`UP6` each become a dense
+//!   32-bit register (predicates 0/1) when the kernel names them; uniform registers are
+//!   ordinary ones (every lane holds the same value). `RZ`/`URZ` read as 0 and discard writes,
+//!   `PT` reads as true; `@!PT` guards a register that is never written. A 64-bit operand
+//!   (`R2.64`, an `IMAD.WIDE` destination or addend, `LDG.64`'s destination) is the pair R2:R3
+//!   ([`Opnd::Pair`], `ld.v2.b32`).
+//! - **Constant bank 0.** The launch's parameter buffer *is* bank 0 from the target's
+//!   [`crate::abi::param_base`] up: the parameters sit at their bank offsets (the PTX layout
+//!   moved to the base, each aligned in the bank), and `c[0x0][off]` reads it
+//!   ([`Opnd::Param`], or `ld.param` for `LDC`/`ULDC`). The driver's fields below the base
+//!   become what the driver puts there: `0x0`–`0x8` blockDim (`%ntid`), `0xc`–`0x14` gridDim
+//!   (`%nctaid`), `0x28` the stack top (the frame size this kernel's `R1` decrements add up
+//!   to), `0x208` the global-memory descriptor (0: addresses are used as they are).
+//! - **Shared memory.** On sm_90 the CTA's window has 1 KiB reserved below the user's data
+//!   (ptxas forms every shared address from `SR_CgaCtaId << 24 | 0x400`), so shared accesses are
+//!   taken 0x400 lower; `SR_CgaCtaId` reads 0 (clusters are not lowered).
+//! - **Operations.** PTX ops where one has the meaning (`IMAD` = `mad.lo`, `.WIDE` = `mad.wide`,
+//!   `ISETP`/`FSETP` = `setp` with both destinations and the combining predicate, `FFMA` =
+//!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
+//!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
+//!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
+//!   tensor copies); `isa::machine` for the
+//!   rest. `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line.
+//! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
+//!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
+//!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
+//!   `RET.REL Rn` an indexed jump through the table of return points (`Rn` holds the byte offset
+//!   ptxas moved there before the call). `BRA.DIV` (the branch to ptxas's slow path for a
+//!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
+//!
+//! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
+//! callers fall back to PTX mode with it. Not lowered yet: f64 and f16 arithmetic (`DFMA`,
+//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA multicast,
+//! `USETMAXREG`, `MATCH`,
+//! clusters (c[0x0][0x140]/0x188, `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks
+//! other than 0, `ISETP.EX`, 64-bit atomics.
+
+use std::collections::BTreeMap;
+
+use warpsim_isa::ast::Space;
+use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
+use warpsim_isa::lexer::Pos;
+use warpsim_isa::machine::MachineOp;
+use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind};
+use warpsim_isa::types::{BoolOp, Cmp, Rnd, SReg, Ty};
+
+use crate::{Bank, Instruction, Kernel, Module, Operand, Pred, Reg, Value};
+
+/// The bytes below a CTA's user shared memory that ptxas's shared addresses include (sm_90).
+pub const SHARED_RESERVED: i64 = 0x400;
+
+/// Why a kernel's SASS could not be lowered: the first instruction that could not, with where
+/// it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("kernel `{kernel}`: SASS {pc:#06x} `{text}`{}: {reason}", source_line.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())]
+pub struct LowerError {
+    pub kernel: String,
+    pub pc: u32,
+    /// The instruction as nvdisasm prints it.
+    pub text: String,
+    /// The opcode (without modifiers) that could not be lowered, for coverage tables.
+    pub opcode: String,
+    pub source_line: Option<String>,
+    pub reason: String,
+}
+
+/// Lowers `kernel` of `module` to a program. `ptx` is the PTX program ptxas compiled it from
+/// (the same entry): it gives the parameters (their order, sizes and alignments), the shared
+/// memory sizes and the source file table.
+pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, LowerError> {
+    let arch = module.arch.clone().unwrap_or_default();
+    let k = module.kernel(kernel).ok_or_else(|| LowerError {
+        kernel: kernel.to_string(),
+        pc: 0,
+        text: String::new(),
+        opcode: String::new(),
+        source_line: None,
+        reason: format!("the listing has no kernel `{kernel}` (it has {})", module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")),
+    })?;
+    let base = crate::abi::param_base(&arch).ok_or_else(|| err(k, None, "", format!("no parameter ABI for target `{arch}`")))?;
+    if !arch.starts_with("sm_9") {
+        return Err(err(k, None, "", format!("SASS lowering covers sm_90 listings; this one is `{arch}`")));
+    }
+    let mut lw = Lowerer::new(k, base, ptx);
+    lw.frame = frame_size(k);
+    for (i, inst) in k.instructions.iter().enumerate() {
+        if inst.pc as usize != i * 16 {
+            return Err(err(k, Some(inst), &inst.opcode, format!("instructions are not contiguous (pc {:#x} at position {i})", inst.pc)));
+        }
+    }
+    lw.return_table();
+    for inst in &k.instructions {
+        let li = lw.inst(inst).map_err(|reason| err(k, Some(inst), &inst.opcode, reason))?;
+        lw.insts.push(li);
+        lw.text.push(format!("{arch} {:#06x} {}", inst.pc, inst.text()));
+    }
+    Ok(lw.finish())
+}
+
+/// Parses a listing and lowers its kernel `entry` ([`lower`]); a listing that does not parse is
+/// reported as a [`LowerError`] too (opcode empty).
+pub fn lower_listing(text: &str, entry: &str, ptx: &Program) -> Result<Program, LowerError> {
+    let module = crate::parse(text).map_err(|e| LowerError {
+        kernel: entry.to_string(),
+        pc: 0,
+        text: String::new(),
+        opcode: String::new(),
+        source_line: None,
+        reason: format!("the listing does not parse: {e}"),
+    })?;
+    lower(&module, entry, ptx)
+}
+
+fn err(k: &Kernel, inst: Option<&Instruction>, opcode: &str, reason: String) -> LowerError {
+    LowerError {
+        kernel: k.name.clone(),
+        pc: inst.map_or(0, |i| i.pc),
+        text: inst.map_or(String::new(), Instruction::text),
+        opcode: opcode.to_string(),
+        source_line: inst.and_then(|i| i.source.as_ref()).map(ToString::to_string),
+        reason,
+    }
+}
+
+/// Bytes of per-thread stack the kernel's code takes from `R1` (`IADD3`/`VIADD R1, R1, -N`).
+fn frame_size(k: &Kernel) -> u64 {
+    let r1 = |o: Option<&Operand>| matches!(o.map(|o| &o.value), Some(Value::Reg(Reg { uniform: false, index: 1 })));
+    let mut total = 0u64;
+    for i in &k.instructions {
+        if matches!(i.opcode.as_str(), "IADD3" | "VIADD") && r1(i.operands.first()) && r1(i.operands.get(1)) {
+            if let Some(Value::Int(v)) = i.operands.get(2).map(|o| &o.value) {
+                if *v < 0 {
+                    total += v.unsigned_abs();
+                } else if *v > 0x7FFF_FFFF {
+                    total += (v.wrapping_neg() as u32) as u64;
+                }
+            }
+        }
+    }
+    total.div_ceil(16) * 16
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    R(u8),
+    Ur(u8),
+    P(u8),
+    Up(u8),
+    /// The register `@!PT` guards with: never written, so always false.
+    False,
+}
+
+struct Lowerer<'a> {
+    k: &'a Kernel,
+    ptx: &'a Program,
+    base: u32,
+    regs: BTreeMap<Key, u32>,
+    reg_info: Vec<RegInfo>,
+    insts: Vec<Inst>,
+    text: Vec<String>,
+    frame: u64,
+    /// Table 0: return points of `RET.REL` (index = target byte offset).
+    table: Vec<u32>,
+    /// Whether the kernel makes `LDGSTS` copy groups (so `DEPBAR` waits on them).
+    async_copies: bool,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'a> Lowerer<'a> {
+    fn new(k: &'a Kernel, base: u32, ptx: &'a Program) -> Self {
+        let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
+        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), frame: 0, table: Vec::new(), async_copies }
+    }
+
+    /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
+    /// instruction there where it follows a `CALL` (a return point), else the `RET` itself (no
+    /// control-flow edge; a wrong address loops there and the watchdog names it). Empty when
+    /// the kernel returns from nothing.
+    fn return_table(&mut self) {
+        let n = self.k.instructions.len();
+        let Some(ret) = self.k.instructions.iter().position(|i| i.opcode == "RET") else { return };
+        let mut t = vec![ret as u32; n * 16];
+        for (i, inst) in self.k.instructions.iter().enumerate() {
+            if inst.opcode == "CALL" && i + 1 < n {
+                t[(i + 1) * 16] = i as u32 + 1;
+            }
+        }
+        self.table = t;
+    }
+
+    fn reg_of(&mut self, key: Key) -> u32 {
+        if let Some(&r) = self.regs.get(&key) {
+            return r;
+        }
+        let (name, ty) = match key {
+            Key::R(i) => (format!("R{i}"), Ty::B32),
+            Key::Ur(i) => (format!("UR{i}"), Ty::B32),
+            Key::P(i) => (format!("P{i}"), Ty::Pred),
+            Key::Up(i) => (format!("UP{i}"), Ty::Pred),
+            Key::False => ("!PT".to_string(), Ty::Pred),
+        };
+        let r = self.reg_info.len() as u32;
+        self.reg_info.push(RegInfo { name, ty, func: 0 });
+        self.regs.insert(key, r);
+        r
+    }
+
+    fn gpr(&mut self, r: Reg) -> Option<u32> {
+        if r.is_zero() {
+            return None;
+        }
+        Some(self.reg_of(if r.uniform { Key::Ur(r.index) } else { Key::R(r.index) }))
+    }
+
+    fn pred(&mut self, p: Pred) -> Option<u32> {
+        if p.is_true() {
+            return None;
+        }
+        Some(self.reg_of(if p.uniform { Key::Up(p.index) } else { Key::P(p.index) }))
+    }
+
+    fn next(r: Reg) -> R<Reg> {
+        let limit = if r.uniform { Reg::URZ - 1 } else { Reg::RZ - 1 };
+        if r.index >= limit {
+            return Err(format!("register pair {r} runs past the last register"));
+        }
+        Ok(Reg { uniform: r.uniform, index: r.index + 1 })
+    }
+
+    /// A 32-bit source (its `-`, `~`, `|…|` recorded in `m`, source position `i`).
+    fn src(&mut self, o: &Operand, m: &mut Mods, i: usize, float: bool) -> R<Opnd> {
+        if o.modifiers.iter().any(|x| x != "reuse") {
+            return Err(format!("operand `{o}`: the `.{}` selector is not lowered", o.modifiers.join(".")));
+        }
+        let bit = 1u8 << i;
+        let v = match &o.value {
+            Value::Reg(r) => match self.gpr(*r) {
+                Some(x) => Opnd::Reg(x),
+                None => Opnd::Imm(0),
+            },
+            Value::Pred(p) => {
+                return Ok(match (self.pred(*p), o.not) {
+                    (None, false) => Opnd::Imm(1),
+                    (None, true) => Opnd::Imm(0),
+                    (Some(r), false) => Opnd::Reg(r),
+                    (Some(r), true) => Opnd::NotReg(r),
+                })
+            }
+            // nvdisasm prints a float operand's literal as its value (`-1`, `16777216`, `0.5`).
+            Value::Int(v) if float => Opnd::Imm((*v as f32).to_bits() as u64),
+            Value::Int(v) => Opnd::Imm(*v as u64 & 0xFFFF_FFFF),
+            Value::Float(f) if float => Opnd::Imm((*f as f32).to_bits() as u64),
+            Value::Float(f) => return Err(format!("float literal {f} where an integer is read")),
+            Value::Const { bank: Bank::Index(0), addr } if addr.reg.is_none() && addr.ureg.is_none() => self.bank0(addr.offset)?,
+            Value::Const { .. } => return Err(format!("constant operand `{o}` (only literal bank-0 offsets are lowered)")),
+            // The CTA's rank in its cluster, shifted into shared addresses: 0 without clusters.
+            Value::Special(s) if s == "SR_CgaCtaId" => Opnd::Imm(0),
+            Value::Special(s) => Opnd::Special(special(s)?),
+            other => return Err(format!("operand `{other}` where a value is read")),
+        };
+        // Literal operands carry their modifiers folded in; registers through `m`.
+        match v {
+            Opnd::Imm(x) => {
+                let mut x = x;
+                if o.abs {
+                    x &= !0x8000_0000;
+                }
+                if o.neg {
+                    x = if float { x ^ 0x8000_0000 } else { x.wrapping_neg() & 0xFFFF_FFFF };
+                }
+                if o.not {
+                    x = !x & 0xFFFF_FFFF;
+                }
+                // `-RZ` in an integer add keeps its carry meaning (~0 + 1): leave it to IADD3.
+                if matches!(o.value, Value::Reg(_)) && (o.neg || o.not) {
+                    if o.neg {
+                        m.neg |= bit;
+                    }
+                    if o.not {
+                        m.not |= bit;
+                    }
+                    return Ok(Opnd::Imm(0));
+                }
+                Ok(Opnd::Imm(x))
+            }
+            v => {
+                if o.neg {
+                    m.neg |= bit;
+                }
+                if o.not {
+                    m.not |= bit;
+                }
+                if o.abs {
+                    m.abs |= bit;
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    /// A 64-bit source: a register pair, zero, or a literal.
+    fn src64(&mut self, o: &Operand) -> R<Opnd> {
+        if o.neg || o.not || o.abs {
+            return Err(format!("modifier on the 64-bit operand `{o}`"));
+        }
+        match &o.value {
+            Value::Reg(r) if r.is_zero() => Ok(Opnd::Imm(0)),
+            Value::Reg(r) => {
+                let lo = self.gpr(*r).ok_or("zero register")?;
+                let hi = Self::next(*r)?;
+                let hi = self.gpr(hi).ok_or("zero register")?;
+                Ok(Opnd::Pair(lo, hi))
+            }
+            Value::Int(v) => Ok(Opnd::Imm(*v as u64 & 0xFFFF_FFFF)),
+            other => Err(format!("`{other}` as a 64-bit source")),
+        }
+    }
+
+    fn dst(&mut self, o: &Operand) -> R<Opnd> {
+        Ok(match &o.value {
+            Value::Reg(r) => self.gpr(*r).map_or(Opnd::Sink, Opnd::Reg),
+            Value::Pred(p) => self.pred(*p).map_or(Opnd::Sink, Opnd::Reg),
+            other => return Err(format!("`{other}` as a destination")),
+        })
+    }
+
+    fn dst64(&mut self, o: &Operand) -> R<Opnd> {
+        match &o.value {
+            Value::Reg(r) if r.is_zero() => Ok(Opnd::Sink),
+            Value::Reg(r) => {
+                let lo = self.gpr(*r).ok_or("zero register")?;
+                let hi = Self::next(*r)?;
+                let hi = self.gpr(hi).ok_or("zero register")?;
+                Ok(Opnd::Pair(lo, hi))
+            }
+            other => Err(format!("`{other}` as a 64-bit destination")),
+        }
+    }
+
+    /// `n` consecutive registers from `o` (a vector load's destinations or a store's data).
+    fn vector(&mut self, o: &Operand, n: usize, write: bool) -> R<Opnd> {
+        let Value::Reg(r) = o.value else { return Err(format!("`{o}` as a register vector")) };
+        let mut items = Vec::with_capacity(n);
+        let mut cur = r;
+        for i in 0..n {
+            if i > 0 && !r.is_zero() {
+                cur = Self::next(cur)?;
+            }
+            items.push(match self.gpr(cur) {
+                Some(x) => Opnd::Reg(x),
+                None if write => Opnd::Sink,
+                None => Opnd::Imm(0),
+            });
+        }
+        Ok(if n == 1 { items.remove(0) } else { Opnd::Vec(items) })
+    }
+
+    /// A bank-0 word: a parameter (at or above the base) or a driver field below it.
+    fn bank0(&mut self, off: i64) -> R<Opnd> {
+        let o = u32::try_from(off).map_err(|_| format!("c[0x0][{off:#x}]"))?;
+        if o >= self.base {
+            return Ok(Opnd::Param(o));
+        }
+        Ok(match o {
+            0x0 | 0x4 | 0x8 => Opnd::Special(SReg::Ntid((o / 4) as u8)),
+            0xc | 0x10 | 0x14 => Opnd::Special(SReg::Nctaid(((o - 0xc) / 4) as u8)),
+            0x28 => Opnd::Imm(self.frame),
+            0x208 | 0x20c | 0x118 | 0x11c => Opnd::Imm(0),
+            _ => return Err(format!("c[0x0][{o:#x}]: a driver constant that is not modelled")),
+        })
+    }
+
+    /// A memory operand: the address and, for shared memory, the reserved window taken off.
+    fn address(&mut self, o: &Operand, wide_default: bool, shared: bool) -> R<Opnd> {
+        let Value::Mem { addr, .. } = &o.value else { return Err(format!("`{o}` as an address")) };
+        let reg = addr.reg.as_ref().filter(|r| !r.reg.is_zero());
+        let ureg = addr.ureg.as_ref().filter(|r| !r.reg.is_zero());
+        for r in [reg, ureg].into_iter().flatten() {
+            if r.modifiers.iter().any(|m| m != "64" && m != "U32") {
+                return Err(format!("address register `{}.{}`", r.reg, r.modifiers.join(".")));
+            }
+        }
+        let base = match (reg, ureg) {
+            (None, None) => Base::None,
+            (Some(r), None) | (None, Some(r)) => {
+                if r.wide() || (wide_default && !r.reg.uniform) {
+                    let lo = self.gpr(r.reg).ok_or("zero register")?;
+                    let hi = self.gpr(Self::next(r.reg)?).ok_or("zero register")?;
+                    Base::Pair(lo, hi)
+                } else {
+                    Base::Reg(self.gpr(r.reg).ok_or("zero register")?)
+                }
+            }
+            (Some(r), Some(u)) if !r.wide() && !u.wide() && !wide_default => {
+                Base::Sum(self.gpr(r.reg).ok_or("zero register")?, self.gpr(u.reg).ok_or("zero register")?)
+            }
+            _ => return Err(format!("address `{addr}`: a 64-bit register plus a uniform register")),
+        };
+        Ok(Opnd::Addr { base, offset: addr.offset - if shared { SHARED_RESERVED } else { 0 } })
+    }
+
+    fn guard(&mut self, inst: &Instruction) -> Option<IGuard> {
+        let g = inst.guard?;
+        match (self.pred(g.pred), g.negated) {
+            (None, false) => None,
+            (None, true) => Some(IGuard { reg: self.reg_of(Key::False), neg: false }),
+            (Some(r), neg) => Some(IGuard { reg: r, neg }),
+        }
+    }
+
+    fn inst(&mut self, inst: &Instruction) -> R<Inst> {
+        let mut guard = self.guard(inst);
+        let (op, m, mut ops, ndst) = self.body(inst)?;
+        // An unguarded `BRA P2, target` is guarded by P2 (a guard is what makes it conditional).
+        if op == Op::Bra && guard.is_none() && ops.len() == 2 {
+            guard = match ops.pop() {
+                Some(Opnd::Reg(r)) => Some(IGuard { reg: r, neg: false }),
+                Some(Opnd::NotReg(r)) => Some(IGuard { reg: r, neg: true }),
+                Some(Opnd::Imm(0)) => Some(IGuard { reg: self.reg_of(Key::False), neg: false }),
+                _ => None,
+            };
+        }
+        let mut defs = Vec::new();
+        let mut uses = Vec::new();
+        for (i, o) in ops.iter().enumerate() {
+            if i < ndst {
+                match o {
+                    Opnd::Reg(r) => defs.push(*r),
+                    Opnd::Pair(a, b) => defs.extend([*a, *b]),
+                    Opnd::Vec(v) => v.iter().for_each(|x| match x {
+                        Opnd::Reg(r) => defs.push(*r),
+                        Opnd::Pair(a, b) => defs.extend([*a, *b]),
+                        _ => {}
+                    }),
+                    other => other.regs(&mut uses),
+                }
+            } else {
+                o.regs(&mut uses);
+            }
+        }
+        if let Some(g) = guard {
+            uses.push(g.reg);
+        }
+        let class = warpsim_isa::decode::class_of(op, &m);
+        let loc = SrcLoc {
+            ptx: Pos { line: inst.ptx_line.unwrap_or(0), col: 1 },
+            file: inst.source.as_ref().and_then(|s| self.ptx.files.iter().find(|(_, f)| f.ends_with(&s.file) || s.file.ends_with(f.as_str())).map(|(n, _)| *n)).unwrap_or(0),
+            line: inst.source.as_ref().map_or(0, |s| s.line),
+            col: 0,
+        };
+        Ok(Inst { op, m, guard, ops, ndst: ndst as u8, class, loc, defs, uses })
+    }
+
+    /// The operation, modifiers, operands (destinations first) and destination count.
+    fn body(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        let has = |x: &str| inst.has_modifier(x);
+        let n = o.len();
+        let need = |k: usize| if n < k { Err(format!("{} operands, {} needs {k}", n, inst.mnemonic())) } else { Ok(()) };
+        let mut m = Mods { vec: 1, ..Mods::default() };
+        let int_ty = |signed_default: bool| if has("U32") { Ty::U32 } else if has("S32") || signed_default { Ty::S32 } else { Ty::U32 };
+        macro_rules! srcs {
+            ($m:expr, $float:expr, [$($i:expr),*]) => {{
+                let mut v = Vec::new();
+                let mut k = 0usize;
+                $( v.push(self.src(&o[$i], $m, k, $float)?); k += 1; )*
+                let _ = k;
+                v
+            }};
+        }
+        let op_name = inst.opcode.as_str();
+        let out = match op_name {
+            // `DEPBAR.LE SB0, n` in a kernel with `LDGSTS`: wait until at most n copy groups
+            // are pending (`cp.async.wait_group n`); elsewhere a scoreboard wait (no-op).
+            "DEPBAR" if self.async_copies => {
+                need(2)?;
+                let k = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Cp(CpOp::AsyncWaitGroup), m, vec![k], 0)
+            }
+            "LDGDEPBAR" => (Op::Cp(CpOp::AsyncCommit), m, vec![], 0),
+            "LDGSTS" => {
+                // `LDGSTS.E.BYPASS.128 [Rs], desc[UR][Rg.64]`: cp.async of 4, 8 or 16 bytes.
+                need(2)?;
+                let size = if has("128") {
+                    16
+                } else if has("64") {
+                    8
+                } else {
+                    4
+                };
+                if inst.modifiers.iter().any(|x| !matches!(x.as_str(), "E" | "BYPASS" | "LTC128B" | "64" | "128")) {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                m.spaces = vec![Space::Shared, Space::Global];
+                let d = self.address(&o[0], false, true)?;
+                let a = self.address(&o[1], has("E"), false)?;
+                (Op::Cp(CpOp::Async), m, vec![d, a, Opnd::Imm(size)], 0)
+            }
+            // Tensor-core forms take their shape, layouts and types from the PTX instruction
+            // they came from (same PTX line), their register vectors' lengths too.
+            "HMMA" => {
+                need(4)?;
+                let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Mma))?;
+                let len = |i: usize| match pi.ops.get(i) {
+                    Some(Opnd::Vec(v)) => v.len(),
+                    _ => 1,
+                };
+                let (l0, l1, l2, l3) = (len(0), len(1), len(2), len(3));
+                let m = pi.m.clone();
+                let d = self.vector(&o[0], l0, true)?;
+                let ops = vec![d, self.vector(&o[1], l1, false)?, self.vector(&o[2], l2, false)?, self.vector(&o[3], l3, false)?];
+                (Op::Matrix(MatrixOp::Mma), m, ops, 1)
+            }
+            "LDSM" => {
+                need(2)?;
+                let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Ldmatrix))?;
+                let n = match pi.ops.first() {
+                    Some(Opnd::Vec(v)) => v.len(),
+                    _ => 1,
+                };
+                let mut m = pi.m.clone();
+                m.spaces = vec![Space::Shared];
+                let d = self.vector(&o[0], n, true)?;
+                let a = self.address(&o[1], false, true)?;
+                (Op::Matrix(MatrixOp::Ldmatrix), m, vec![d, a], 1)
+            }
+            // mbarriers (shared memory), in the hardware's operand encodings
+            // (`flag::MACHINE_FORM`): `SYNCS.EXCH.64` writes the init word ptxas computes from the
+            // count, arrivals are of one with no transaction bytes (`.A1T0`) or with the
+            // expected bytes, phase checks take the parity in bit 31.
+            "SYNCS" if has("EXCH") && has("64") => {
+                need(3)?;
+                if !matches!(o[0].value, Value::Reg(r) if r.is_zero()) {
+                    return Err("SYNCS.EXCH returning the old value".into());
+                }
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                m.flags |= flag::MACHINE_FORM;
+                let a = self.address(&o[1], false, true)?;
+                let word = self.src(&o[2], &mut m, 0, false)?;
+                (Op::Mbarrier(MbarOp::Init), m, vec![a, word], 0)
+            }
+            "SYNCS" if has("ARRIVE") && has("TRANS64") && !has("RED") => {
+                need(3)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                let d = self.dst64(&o[0])?;
+                let a = self.address(&o[1], false, true)?;
+                if has("A1T0") {
+                    (Op::Mbarrier(MbarOp::Arrive), m, vec![d, a, Opnd::Imm(1)], 1)
+                } else {
+                    m.flags |= flag::EXPECT_TX;
+                    let tx = self.src(&o[2], &mut m, 0, false)?;
+                    (Op::Mbarrier(MbarOp::Arrive), m, vec![d, a, tx], 1)
+                }
+            }
+            "SYNCS" if has("CCTL") && has("IV") => {
+                need(1)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                let a = self.address(&o[0], false, true)?;
+                (Op::Mbarrier(MbarOp::Inval), m, vec![a], 0)
+            }
+            "SYNCS" if has("PHASECHK") && has("TRANS64") => {
+                need(3)?;
+                m.spaces = vec![Space::Shared];
+                m.types = vec![Ty::B64];
+                m.flags |= flag::PARITY | flag::MACHINE_FORM;
+                let p = self.dst(&o[0])?;
+                let a = self.address(&o[1], false, true)?;
+                let parity = self.src(&o[2], &mut m, 0, false)?;
+                let op = if has("TRYWAIT") { MbarOp::TryWait } else { MbarOp::TestWait };
+                (Op::Mbarrier(op), m, vec![p, a, parity], 1)
+            }
+            "UTMALDG" | "UTMASTG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D")) => {
+                // `UTMALDG.2D [URd], [URt]`: URd the shared destination, URd+1 the mbarrier,
+                // URd+2... the coordinates (`UTMASTG`: URd the shared source, URd+1... the
+                // coordinates); URt:URt+1 the tensor map's generic address. The form
+                // (dimensions, completion) is the PTX instruction's at the line.
+                need(2)?;
+                let pi = self.ptx_form(inst, Op::Cp(CpOp::BulkTensor))?;
+                let Some(Opnd::Tensor { coords, .. }) = pi.ops.iter().find(|x| matches!(x, Opnd::Tensor { .. })) else {
+                    return Err("the PTX tensor copy has no tensor operand".into());
+                };
+                let ureg = |x: &Operand| match &x.value {
+                    Value::Mem { addr, .. } if addr.reg.is_none() && addr.offset == 0 => addr.ureg.as_ref().map(|u| u.reg).filter(|r| !r.is_zero()),
+                    _ => None,
+                };
+                let (Some(d), Some(t)) = (ureg(&o[0]), ureg(&o[1])) else { return Err("UTMALDG operands other than two uniform registers".into()) };
+                let mut regs = vec![d];
+                for _ in 0..coords.len() + 1 {
+                    regs.push(Self::next(*regs.last().ok_or("no register")?)?);
+                }
+                let mut r = Vec::new();
+                for x in &regs {
+                    r.push(self.gpr(*x).ok_or("zero register")?);
+                }
+                let (tlo, thi) = (self.gpr(t).ok_or("zero register")?, self.gpr(Self::next(t)?).ok_or("zero register")?);
+                let m = pi.m.clone();
+                let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: -SHARED_RESERVED };
+                let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: -SHARED_RESERVED };
+                let store = op_name == "UTMASTG";
+                let first = if store { 1 } else { 2 };
+                let tensor = Opnd::Tensor { base: Base::Pair(tlo, thi), coords: r[first..first + coords.len()].iter().map(|&x| Opnd::Reg(x)).collect() };
+                if store {
+                    (Op::Cp(CpOp::BulkTensor), m, vec![tensor, dst], 0)
+                } else {
+                    (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar], 0)
+                }
+            }
+            "UTMACMDFLUSH" => (Op::Cp(CpOp::BulkCommit), m, vec![], 0),
+            "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
+            "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
+            "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
+            "BRA" if has("DIV") => (Op::Nop, m, vec![], 0),
+            "MEMBAR" => (Op::Membar, m, vec![], 0),
+            "FENCE" => (Op::Fence, m, vec![], 0),
+            "EXIT" => (Op::Exit, m, vec![], 0),
+            "BRA" | "CALL" => {
+                if inst.opcode == "CALL" && !has("REL") {
+                    return Err("an absolute CALL (an external function)".into());
+                }
+                if inst.modifiers.iter().any(|x| !matches!(x.as_str(), "U" | "ANY" | "REL" | "NOINC")) {
+                    return Err(format!("`{}` is not lowered", inst.mnemonic()));
+                }
+                let t = o.iter().find_map(|x| if let Value::Target { pc, label } = &x.value { Some((*pc, label.clone())) } else { None });
+                let Some((Some(pc), _)) = t else { return Err("branch without a resolved target".into()) };
+                if has("ANY") {
+                    m.flags |= flag::ANY;
+                }
+                // `@!P0 BRA P2, target`: a second predicate the guard is and-ed with.
+                let mut ops = vec![Opnd::Label(pc / 16)];
+                for x in o.iter().filter(|x| !matches!(x.value, Value::Target { .. })) {
+                    if !matches!(x.value, Value::Pred(_)) || ops.len() > 1 || inst.opcode == "CALL" {
+                        return Err(format!("`{}` with the operand `{x}`", inst.mnemonic()));
+                    }
+                    let p = self.src(x, &mut m, 0, false)?;
+                    ops.push(p);
+                }
+                (Op::Bra, m, ops, 0)
+            }
+            "RET" => {
+                need(1)?;
+                let r = self.src(&o[0], &mut m, 0, false)?;
+                if !has("REL") {
+                    return Err("an absolute RET".into());
+                }
+                (Op::BrxIdx, m, vec![r, Opnd::Table(0)], 0)
+            }
+            "MOV" | "UMOV" | "R2UR" | "S2R" | "S2UR" | "MOV32I" => {
+                need(2)?;
+                if n > 2 && !matches!(o[2].value, Value::Int(0xf) | Value::Int(0xffffffff)) {
+                    return Err(format!("`{}` with a lane mask", inst.mnemonic()));
+                }
+                m.types = vec![Ty::B32];
+                if op_name == "R2UR" {
+                    m.flags |= flag::BROADCAST;
+                }
+                let d = self.dst(&o[0])?;
+                let s = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Mov, m, vec![d, s], 1)
+            }
+            "CS2R" => {
+                need(2)?;
+                m.types = vec![Ty::B64];
+                let d = self.dst64(&o[0])?;
+                let s = match &o[1].value {
+                    Value::Special(s) if s == "SRZ" => Opnd::Imm(0),
+                    Value::Special(s) if s == "SR_CLOCKLO" => Opnd::Special(SReg::Clock64),
+                    Value::Special(s) if s == "SR_GLOBALTIMERLO" => Opnd::Special(SReg::Globaltimer),
+                    other => return Err(format!("CS2R of `{other}`")),
+                };
+                (Op::Mov, m, vec![d, s], 1)
+            }
+            "LDC" | "ULDC" => {
+                need(2)?;
+                let width = mem_width(inst)?;
+                let Value::Const { bank, addr } = &o[1].value else { return Err("LDC without a constant operand".into()) };
+                if *bank != Bank::Index(0) {
+                    return Err(format!("constant bank {bank} (only bank 0 is lowered)"));
+                }
+                let regs = addr.reg.iter().chain(&addr.ureg).filter(|r| !r.reg.is_zero()).count();
+                if regs == 0 && addr.offset == 0x198 && width.1 == 2 {
+                    // The parameter block's generic address (TMA instructions are handed the
+                    // tensor map's address in it): `cvta.param` of the bank base.
+                    m.types = vec![Ty::U64];
+                    m.spaces = vec![Space::Param];
+                    let d = self.dst64(&o[0])?;
+                    (Op::Cvta, m, vec![d, Opnd::Imm(self.base as u64)], 1)
+                } else if regs == 0 && (addr.offset as u64) < self.base as u64 {
+                    // A driver field: what the driver puts there.
+                    if width.1 > 2 || width.0 != Ty::B32 {
+                        return Err(format!("{}-word read of driver constant c[0x0][{:#x}]", width.1, addr.offset));
+                    }
+                    m.types = vec![Ty::B32];
+                    let s0 = self.bank0(addr.offset)?;
+                    if width.1 == 1 {
+                        let d = self.dst(&o[0])?;
+                        (Op::Mov, m, vec![d, s0], 1)
+                    } else {
+                        let (Opnd::Imm(lo), Opnd::Imm(hi)) = (s0, self.bank0(addr.offset + 4)?) else {
+                            return Err(format!("64-bit read of launch constants c[0x0][{:#x}]", addr.offset));
+                        };
+                        m.types = vec![Ty::B64];
+                        let d = self.dst64(&o[0])?;
+                        (Op::Mov, m, vec![d, Opnd::Imm(hi << 32 | lo)], 1)
+                    }
+                } else {
+                    let base = match (addr.reg.as_ref().filter(|r| !r.reg.is_zero()), addr.ureg.as_ref().filter(|r| !r.reg.is_zero())) {
+                        (None, None) => Base::None,
+                        (Some(r), None) | (None, Some(r)) => Base::Reg(self.gpr(r.reg).ok_or("zero register")?),
+                        (Some(a), Some(b)) => Base::Sum(self.gpr(a.reg).ok_or("zero register")?, self.gpr(b.reg).ok_or("zero register")?),
+                    };
+                    m.types = vec![width.0];
+                    m.vec = width.1 as u8;
+                    m.spaces = vec![Space::Param];
+                    let d = self.vector(&o[0], width.1, true)?;
+                    (Op::Ld, m, vec![d, Opnd::Addr { base, offset: addr.offset }], 1)
+                }
+            }
+            "LDG" | "LDS" | "LDL" | "LD" | "STG" | "STS" | "STL" | "ST" => {
+                need(2)?;
+                let store = op_name.starts_with("ST");
+                let space = match &op_name[2..] {
+                    "G" => Space::Global,
+                    "S" => Space::Shared,
+                    "L" => Space::Local,
+                    _ => Space::Generic,
+                };
+                let (ty, v) = mem_width(inst)?;
+                m.types = vec![ty];
+                m.vec = v as u8;
+                m.spaces = vec![space];
+                let wide = has("E") || matches!(space, Space::Generic);
+                let (ai, di) = if store { (0, 1) } else { (1, 0) };
+                let a = self.address(&o[ai], wide, space == Space::Shared)?;
+                let d = self.vector(&o[di], v, !store)?;
+                if store {
+                    (Op::St, m, vec![a, d], 0)
+                } else {
+                    (Op::Ld, m, vec![d, a], 1)
+                }
+            }
+            "ATOMG" | "ATOM" | "REDG" | "RED" | "ATOMS" => {
+                let red = op_name.starts_with("RED");
+                let space = match op_name {
+                    "ATOMS" => Space::Shared,
+                    "ATOM" | "RED" => Space::Generic,
+                    _ => Space::Global,
+                };
+                let aop = if has("POPC") { AtomOp::Add } else { atom_op(inst)? };
+                let ty = if has("F32") {
+                    Ty::F32
+                } else if has("64") {
+                    Ty::B64
+                } else if has("S32") {
+                    Ty::S32
+                } else {
+                    Ty::U32
+                };
+                if ty == Ty::B64 {
+                    return Err("64-bit atomics are not lowered".into());
+                }
+                if ty == Ty::F32 && aop == AtomOp::Add && !(has("FTZ") && has("RN")) {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                m.types = vec![ty];
+                m.spaces = vec![space];
+                let wide = has("E") || matches!(space, Space::Generic);
+                let shared = space == Space::Shared;
+                // `ATOMG.E.ADD PT, R7, [R2.64], R5`: a leading predicate destination (always PT here).
+                let o: Vec<Operand> = match o.first().map(|x| &x.value) {
+                    Some(Value::Pred(p)) if p.is_true() => o[1..].to_vec(),
+                    Some(Value::Pred(_)) => return Err("an atomic writing a predicate".into()),
+                    _ => o.to_vec(),
+                };
+                let n = o.len();
+                let need = |k: usize| if n < k { Err(format!("{} operands, {} needs {k}", n, inst.mnemonic())) } else { Ok(()) };
+                if has("POPC") && has("INC") {
+                    // `ATOMS.POPC.INC.32 d, [a]`: the warp adds one per lane (the hardware adds the
+                    // population count of each address's lanes at once; the lane-serial adds give
+                    // every lane the same old value plus its rank among them).
+                    need(2)?;
+                    m.types = vec![Ty::U32];
+                    let d = self.dst(&o[0])?;
+                    let a = self.address(&o[1], wide, shared)?;
+                    return Ok((Op::Atom(AtomOp::Add), m, vec![d, a, Opnd::Imm(1)], 1));
+                }
+                if red {
+                    need(2)?;
+                    let a = self.address(&o[0], wide, shared)?;
+                    let b = self.src(&o[1], &mut m, 0, false)?;
+                    (Op::Red(aop), m, vec![a, b], 0)
+                } else {
+                    need(3)?;
+                    let d = self.dst(&o[0])?;
+                    let a = self.address(&o[1], wide, shared)?;
+                    let mut ops = vec![d, a, self.src(&o[2], &mut m, 0, false)?];
+                    if aop == AtomOp::Cas {
+                        need(4)?;
+                        ops.push(self.src(&o[3], &mut m, 1, false)?);
+                    }
+                    if m.neg | m.not != 0 {
+                        return Err("negated atomic operand".into());
+                    }
+                    (Op::Atom(aop), m, ops, 1)
+                }
+            }
+            "ELECT" => {
+                // `ELECT P0, URx, PT`: the leader lane's index and whether this lane is it.
+                need(3)?;
+                if !matches!(&o[2].value, Value::Pred(p) if p.is_true() && !o[2].not) {
+                    return Err("ELECT over a predicate's lanes".into());
+                }
+                let p = self.dst(&o[0])?;
+                let d = self.dst(&o[1])?;
+                m.types = vec![Ty::B32];
+                (Op::Elect, m, vec![Opnd::Vec(vec![d, p])], 1)
+            }
+            "REDUX" => {
+                need(2)?;
+                let r = if has("SUM") { AtomOp::Add } else { atom_op(inst)? };
+                m.types = vec![if has("S32") { Ty::S32 } else { Ty::U32 }];
+                let d = self.dst(&o[0])?;
+                let s = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Redux(r), m, vec![d, s], 1)
+            }
+            "FCHK" => {
+                need(3)?;
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("modified FCHK operand".into());
+                }
+                (Op::Machine(MachineOp::Fchk), m, [vec![d], s].concat(), 1)
+            }
+            "BAR" => {
+                let bop = if has("SYNC") {
+                    BarOp::Sync
+                } else if has("ARV") {
+                    BarOp::Arrive
+                } else {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                };
+                need(1)?;
+                let mut ops = vec![self.src(&o[0], &mut m, 0, false)?];
+                if n > 1 {
+                    ops.push(self.src(&o[1], &mut m, 1, false)?);
+                }
+                (Op::Bar(bop), m, ops, 0)
+            }
+            "SHFL" => {
+                need(5)?;
+                let mode = if has("BFLY") {
+                    ShflMode::Bfly
+                } else if has("DOWN") {
+                    ShflMode::Down
+                } else if has("UP") {
+                    ShflMode::Up
+                } else if has("IDX") {
+                    ShflMode::Idx
+                } else {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                };
+                m.types = vec![Ty::B32];
+                let p = self.dst(&o[0])?;
+                let d = self.dst(&o[1])?;
+                let s = srcs!(&mut m, false, [2, 3, 4]);
+                (Op::Shfl(mode), m, [vec![Opnd::Vec(vec![d, p])], s].concat(), 1)
+            }
+            "VOTE" | "VOTEU" => {
+                need(2)?;
+                let mode = if has("ALL") {
+                    VoteMode::All
+                } else if has("ANY") {
+                    VoteMode::Any
+                } else if has("EQ") {
+                    VoteMode::Uni
+                } else {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                };
+                m.types = vec![Ty::B32];
+                // `VOTEU.ALL UP0, P0` (a predicate), `VOTE.ANY R3, PT, P0` (the ballot; the
+                // predicate result, if any, is the second destination).
+                let s = self.src(&o[n - 1], &mut m, 0, false)?;
+                let d = self.dst(&o[0])?;
+                if n == 2 {
+                    (Op::Vote(mode), m, vec![d, s], 1)
+                } else {
+                    match (d, self.dst(&o[1])?) {
+                        (d, Opnd::Sink) if mode == VoteMode::Any => (Op::Vote(VoteMode::Ballot), m, vec![d, s], 1),
+                        (Opnd::Sink, pd) => (Op::Vote(mode), m, vec![pd, s], 1),
+                        _ => return Err("VOTE writing both a ballot and a predicate".into()),
+                    }
+                }
+            }
+            "ISETP" | "UISETP" | "FSETP" => {
+                need(5)?;
+                if has("EX") {
+                    return Err("ISETP.EX (64-bit compare chains) is not lowered".into());
+                }
+                let float = op_name == "FSETP";
+                let cmp = inst.modifiers.iter().find_map(|x| cmp_of(x)).ok_or("no comparison")?;
+                let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
+                    "AND" => Some(BoolOp::And),
+                    "OR" => Some(BoolOp::Or),
+                    "XOR" => Some(BoolOp::Xor),
+                    _ => None,
+                });
+                m.types = vec![if float { Ty::F32 } else { int_ty(true) }];
+                m.cmp = Some(cmp);
+                m.bool_op = bop;
+                if float && has("FTZ") {
+                    m.flags |= flag::FTZ;
+                }
+                let p = self.dst(&o[0])?;
+                let q = self.dst(&o[1])?;
+                let s = srcs!(&mut m, float, [2, 3, 4]);
+                (Op::Setp, m, [vec![Opnd::Vec(vec![p, q])], s].concat(), 1)
+            }
+            "PLOP3" | "UPLOP3" => {
+                need(7)?;
+                let p = self.dst(&o[0])?;
+                let q = self.dst(&o[1])?;
+                let s = srcs!(&mut m, false, [2, 3, 4, 5, 6]);
+                (Op::Machine(MachineOp::Plop3), m, [vec![Opnd::Vec(vec![p, q])], s].concat(), 1)
+            }
+            "LOP3" | "ULOP3" => {
+                m.types = vec![Ty::B32];
+                let (d, p, first) = match &o.first().map(|x| &x.value) {
+                    Some(Value::Pred(_)) => {
+                        need(7)?;
+                        (self.dst(&o[1])?, self.dst(&o[0])?, 2)
+                    }
+                    _ => {
+                        need(6)?;
+                        (self.dst(&o[0])?, Opnd::Sink, 1)
+                    }
+                };
+                let s = srcs!(&mut m, false, [first, first + 1, first + 2, first + 3, first + 4]);
+                (Op::Machine(MachineOp::Lop3), m, [vec![Opnd::Vec(vec![d, p])], s].concat(), 1)
+            }
+            "IADD3" | "UIADD3" => {
+                let x = has("X");
+                m.types = vec![Ty::U32];
+                // Forms: d, a, b, c | d, p0, a, b, c | d, p0, p1, a, b, c (+ two carries with .X).
+                let preds = o.iter().skip(1).take_while(|x| matches!(x.value, Value::Pred(_))).count().min(2);
+                let nsrc = if x { 5 } else { 3 };
+                need(1 + preds + nsrc)?;
+                let d = self.dst(&o[0])?;
+                let p0 = if preds >= 1 { self.dst(&o[1])? } else { Opnd::Sink };
+                let p1 = if preds >= 2 { self.dst(&o[2])? } else { Opnd::Sink };
+                let f = 1 + preds;
+                let s = if x { srcs!(&mut m, false, [f, f + 1, f + 2, f + 3, f + 4]) } else { srcs!(&mut m, false, [f, f + 1, f + 2]) };
+                (Op::Machine(MachineOp::Iadd3 { x }), m, [vec![Opnd::Vec(vec![d, p0, p1])], s].concat(), 1)
+            }
+            "VIADD" | "UIADD" => {
+                need(3)?;
+                m.types = vec![Ty::U32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2]);
+                (Op::Add, m, [vec![d], s].concat(), 1)
+            }
+            "IMAD" | "UIMAD" => {
+                if has("WIDE") {
+                    need(4)?;
+                    m.types = vec![if has("U32") { Ty::U32 } else { Ty::S32 }];
+                    m.flags |= flag::WIDE;
+                    let d = self.dst64(&o[0])?;
+                    let s = srcs!(&mut m, false, [1, 2]);
+                    let c = self.src64(&o[3])?;
+                    (Op::Mad, m, [vec![d], s, vec![c]].concat(), 1)
+                } else if has("HI") {
+                    need(4)?;
+                    let d = self.dst(&o[0])?;
+                    let s = srcs!(&mut m, false, [1, 2]);
+                    let c = self.src64(&o[3])?;
+                    (Op::Machine(MachineOp::ImadHi { signed: !has("U32") }), m, [vec![d], s, vec![c]].concat(), 1)
+                } else if has("X") {
+                    need(5)?;
+                    m.types = vec![Ty::U32];
+                    let d = self.dst(&o[0])?;
+                    let s = srcs!(&mut m, false, [1, 2, 3, 4]);
+                    (Op::Machine(MachineOp::ImadX), m, [vec![d], s].concat(), 1)
+                } else {
+                    need(4)?;
+                    if o.get(1).is_some_and(|x| matches!(x.value, Value::Pred(_))) {
+                        return Err("IMAD with a carry-out predicate".into());
+                    }
+                    m.types = vec![Ty::U32];
+                    let d = self.dst(&o[0])?;
+                    let s = srcs!(&mut m, false, [1, 2, 3]);
+                    (Op::Mad, m, [vec![d], s].concat(), 1)
+                }
+            }
+            "LEA" | "ULEA" => {
+                let hi = has("HI");
+                let x = has("X");
+                let sx32 = has("SX32");
+                let preds = o.iter().skip(1).take_while(|x| matches!(x.value, Value::Pred(_))).count().min(1);
+                let d = self.dst(&o[0])?;
+                let p = if preds == 1 { self.dst(&o[1])? } else { Opnd::Sink };
+                let f = 1 + preds;
+                // Sources a, b, [c (hi, not sx32)], shift, [cin (x)].
+                let with_c = hi && !sx32;
+                need(f + 3 + with_c as usize + x as usize)?;
+                m.types = vec![Ty::U32];
+                let a = self.src(&o[f], &mut m, 0, false)?;
+                let b = self.src(&o[f + 1], &mut m, 1, false)?;
+                let mut k = f + 2;
+                let c = if with_c {
+                    k += 1;
+                    self.src(&o[k - 1], &mut m, 2, false)?
+                } else {
+                    Opnd::Imm(0)
+                };
+                let sh = self.src(&o[k], &mut m, 3, false)?;
+                let cin = if x { self.src(&o[k + 1], &mut m, 4, false)? } else { Opnd::Imm(0) };
+                (Op::Machine(MachineOp::Lea { hi, x, sx32 }), m, vec![Opnd::Vec(vec![d, p]), a, b, c, sh, cin], 1)
+            }
+            "SHF" | "USHF" => {
+                need(4)?;
+                let left = has("L");
+                if !left && !has("R") {
+                    return Err("SHF without a direction".into());
+                }
+                let signed = has("S32") || has("S64");
+                let wide = has("U64") || has("S64");
+                m.types = vec![Ty::U32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2, 3]);
+                (Op::Machine(MachineOp::Shf { left, hi: has("HI"), signed, wide, wrap: has("W") }), m, [vec![d], s].concat(), 1)
+            }
+            "SEL" | "USEL" | "FSEL" => {
+                need(4)?;
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, op_name == "FSEL", [1, 2, 3]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("modified SEL operand".into());
+                }
+                (Op::Selp, m, [vec![d], s].concat(), 1)
+            }
+            "IABS" => {
+                need(2)?;
+                m.types = vec![Ty::S32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1]);
+                (Op::Abs, m, [vec![d], s].concat(), 1)
+            }
+            "POPC" | "UPOPC" | "BREV" | "UBREV" | "FLO" | "UFLO" => {
+                need(2)?;
+                let (op, ty) = match op_name.trim_start_matches('U') {
+                    "POPC" => (Op::Popc, Ty::B32),
+                    "BREV" => (Op::Brev, Ty::B32),
+                    _ => {
+                        if has("SH") {
+                            m.flags |= flag::SHIFTAMT;
+                        }
+                        (Op::Bfind, int_ty(true))
+                    }
+                };
+                m.types = vec![ty];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1]);
+                (op, m, [vec![d], s].concat(), 1)
+            }
+            "PRMT" | "UPRMT" => {
+                need(4)?;
+                if !inst.modifiers.is_empty() {
+                    return Err(format!("`{}` (a PRMT mode)", inst.mnemonic()));
+                }
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], &mut m, 0, false)?;
+                let sel = self.src(&o[2], &mut m, 2, false)?;
+                let b = self.src(&o[3], &mut m, 1, false)?;
+                (Op::Prmt, m, vec![d, a, b, sel], 1)
+            }
+            "VIMNMX" | "IMNMX" | "FMNMX" | "VIADDMNMX" | "VIMNMX3" => {
+                let float = op_name == "FMNMX";
+                let k = match op_name {
+                    "VIADDMNMX" | "VIMNMX3" => 4,
+                    _ => 3,
+                };
+                need(k + 1)?;
+                let max = match &o[k].value {
+                    Value::Pred(p) if p.is_true() => o[k].not,
+                    _ => return Err(format!("`{}` choosing min or max by a predicate register", inst.mnemonic())),
+                };
+                let signed = !has("U32");
+                m.types = vec![if float { Ty::F32 } else if signed { Ty::S32 } else { Ty::U32 }];
+                if has("NAN") {
+                    m.flags |= flag::NAN;
+                }
+                if has("FTZ") {
+                    m.flags |= flag::FTZ;
+                }
+                let d = self.dst(&o[0])?;
+                let s = if k == 4 { srcs!(&mut m, float, [1, 2, 3]) } else { srcs!(&mut m, float, [1, 2]) };
+                let op = match op_name {
+                    "VIADDMNMX" => Op::Machine(MachineOp::AddMinMax { max, signed }),
+                    "VIMNMX3" => Op::Machine(MachineOp::MinMax3 { max, signed }),
+                    _ if max => Op::Max,
+                    _ => Op::Min,
+                };
+                (op, m, [vec![d], s].concat(), 1)
+            }
+            "FADD" | "FMUL" | "FFMA" => {
+                let k = if op_name == "FFMA" { 3 } else { 2 };
+                need(k + 1)?;
+                for x in &inst.modifiers {
+                    match x.as_str() {
+                        "FTZ" => m.flags |= flag::FTZ,
+                        "SAT" => m.flags |= flag::SAT,
+                        "RN" => m.rnd = Some(Rnd::Rn),
+                        "RZ" => m.rnd = Some(Rnd::Rz),
+                        "RM" => m.rnd = Some(Rnd::Rm),
+                        "RP" => m.rnd = Some(Rnd::Rp),
+                        other => return Err(format!("`{op_name}.{other}` is not lowered")),
+                    }
+                }
+                m.types = vec![Ty::F32];
+                let d = self.dst(&o[0])?;
+                let s = if k == 3 { srcs!(&mut m, true, [1, 2, 3]) } else { srcs!(&mut m, true, [1, 2]) };
+                let op = match op_name {
+                    "FADD" => Op::Add,
+                    "FMUL" => Op::Mul,
+                    _ => Op::Fma,
+                };
+                (op, m, [vec![d], s].concat(), 1)
+            }
+            "MUFU" => {
+                need(2)?;
+                m.types = vec![Ty::F32];
+                m.flags |= flag::FTZ | flag::APPROX;
+                let f = inst.modifiers.first().map(String::as_str).unwrap_or("");
+                let op = match f {
+                    "RCP" => Op::Rcp,
+                    "RSQ" => Op::Rsqrt,
+                    "EX2" => Op::Ex2,
+                    "LG2" => Op::Lg2,
+                    "SQRT" => Op::Sqrt,
+                    "SIN" => Op::Machine(MachineOp::MufuSinCos { cos: false }),
+                    "COS" => Op::Machine(MachineOp::MufuSinCos { cos: true }),
+                    _ => return Err(format!("MUFU.{f} is not lowered")),
+                };
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, true, [1]);
+                (op, m, [vec![d], s].concat(), 1)
+            }
+            "F2I" | "I2F" | "I2FP" | "F2F" | "FRND" => {
+                need(2)?;
+                let mut int = None;
+                for x in &inst.modifiers {
+                    match x.as_str() {
+                        "FTZ" => m.flags |= flag::FTZ,
+                        "NTZ" => {}
+                        "TRUNC" => m.rnd = Some(if op_name == "F2I" || op_name == "FRND" { Rnd::Rzi } else { Rnd::Rz }),
+                        "FLOOR" => m.rnd = Some(Rnd::Rmi),
+                        "CEIL" => m.rnd = Some(Rnd::Rpi),
+                        "RP" => m.rnd = Some(Rnd::Rp),
+                        "RM" => m.rnd = Some(Rnd::Rm),
+                        "RZ" => m.rnd = Some(Rnd::Rz),
+                        "RN" => m.rnd = Some(Rnd::Rn),
+                        "U32" => int = Some(Ty::U32),
+                        "S32" => int = Some(Ty::S32),
+                        "F32" => {}
+                        other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
+                    }
+                }
+                let int = int.unwrap_or(Ty::S32);
+                let f = Ty::F32;
+                m.types = match op_name {
+                    "F2I" => {
+                        if m.rnd.is_none() {
+                            m.rnd = Some(Rnd::Rni);
+                        }
+                        vec![int, f]
+                    }
+                    "FRND" => {
+                        if m.rnd.is_none() {
+                            m.rnd = Some(Rnd::Rni);
+                        }
+                        vec![f, f]
+                    }
+                    "F2F" => return Err("F2F is not lowered".into()),
+                    _ => {
+                        if m.rnd.is_none() {
+                            m.rnd = Some(Rnd::Rn);
+                        }
+                        vec![f, int]
+                    }
+                };
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, op_name != "I2F" && op_name != "I2FP", [1]);
+                (Op::Cvt, m, [vec![d], s].concat(), 1)
+            }
+            "HFMA2" if has("MMA") || inst.modifiers.is_empty() => {
+                // The constant-move form: HFMA2 d, -RZ, RZ, h1, h0 = the two halves.
+                need(5)?;
+                let zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero());
+                if !zero(&o[1]) || !zero(&o[2]) {
+                    return Err("HFMA2 (half-precision arithmetic) is not lowered".into());
+                }
+                let half = |x: &Operand| -> R<u64> {
+                    match x.value {
+                        Value::Float(f) => Ok(f16_bits(f)),
+                        Value::Int(i) => Ok(f16_bits(i as f64)),
+                        _ => Err("HFMA2 operand".into()),
+                    }
+                };
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let v = (half(&o[3])? << 16) | half(&o[4])?;
+                (Op::Mov, m, vec![d, Opnd::Imm(v)], 1)
+            }
+            _ => return Err(format!("opcode `{}` is not lowered", inst.mnemonic())),
+        };
+        Ok(out)
+    }
+
+    /// The PTX instruction of opcode `op` at the SASS instruction's PTX line.
+    fn ptx_form(&self, inst: &Instruction, op: Op) -> R<&'a Inst> {
+        let line = inst.ptx_line.ok_or_else(|| format!("`{}` without a PTX line to take its form from", inst.mnemonic()))?;
+        self.ptx.insts.iter().find(|i| i.op == op && i.loc.ptx.line == line).ok_or_else(|| format!("`{}`: no `{}` at PTX line {line}", inst.mnemonic(), warpsim_isa::decode::op_name(op)))
+    }
+
+    fn finish(self) -> Program {
+        let ptx = self.ptx;
+        let n = self.insts.len() as u32;
+        // Parameters at their bank-0 offsets: the PTX order, sizes and alignments from the base.
+        let mut symbols = Vec::new();
+        let mut params = Vec::new();
+        let layout: Vec<(u32, u32)> = ptx.params.iter().map(|&s| (ptx.symbols[s as usize].size as u32, ptx.symbols[s as usize].align.max(1))).collect();
+        let offsets = crate::abi::layout(self.base, &layout);
+        let mut param_bytes = self.base as u64;
+        for (&s, off) in ptx.params.iter().zip(offsets) {
+            let mut sym = ptx.symbols[s as usize].clone();
+            sym.kind = SymKind::KernelParam;
+            sym.offset = off as u64;
+            param_bytes = param_bytes.max(off as u64 + sym.size);
+            params.push(symbols.len() as u32);
+            symbols.push(sym);
+        }
+        let mut p = Program {
+            name: ptx.name.clone(),
+            target: ptx.target.clone(),
+            version: ptx.version,
+            insts: self.insts,
+            regs: self.reg_info,
+            symbols,
+            funcs: vec![FuncInfo {
+                name: ptx.name.clone(),
+                start: 0,
+                end: n,
+                frame_size: self.frame,
+                frame_align: 16,
+                params: params.clone(),
+                rets: Vec::new(),
+                regs: (0, 0),
+                extern_decl: false,
+            }],
+            tables: vec![self.table],
+            params,
+            param_bytes,
+            static_smem: ptx.static_smem,
+            dynamic_smem_base: ptx.dynamic_smem_base,
+            directives: ptx.directives.clone(),
+            blocks: Vec::new(),
+            reconv: Vec::new(),
+            files: ptx.files.clone(),
+            nounroll: Vec::new(),
+            ptx_file: ptx.ptx_file.clone(),
+            machine: self.text,
+        };
+        p.funcs[0].regs = (0, p.regs.len() as u32);
+        let (blocks, mut reconv) = warpsim_isa::cfg::analyze(&p);
+        // A warp's diverged paths each execute the BSYNC they reconverge at (the H200 counts it
+        // once per arriving path), so they meet just after it.
+        for r in &mut reconv {
+            if self.k.instructions.get(*r as usize).is_some_and(|i| i.opcode == "BSYNC") && *r + 1 < n {
+                *r += 1;
+            }
+        }
+        p.blocks = blocks;
+        p.reconv = reconv;
+        p
+    }
+}
+
+/// IEEE half bits of a literal nvdisasm prints for an `HFMA2` constant (exact: it came from
+/// half bits).
+fn f16_bits(f: f64) -> u64 {
+    use warpsim_isa::fp::{cvt, Rounding};
+    cvt::f2f(cvt::FloatType::F64, cvt::FloatType::F16, f.to_bits(), Rounding::Rn, cvt::FloatMods::default()) & 0xFFFF
+}
+
+fn special(s: &str) -> R<SReg> {
+    let comp = |c: &str| match c {
+        "X" => Ok(0u8),
+        "Y" => Ok(1),
+        "Z" => Ok(2),
+        _ => Err(format!("special register `{s}`")),
+    };
+    Ok(match s.split_once('.') {
+        Some(("SR_TID", c)) => SReg::Tid(comp(c)?),
+        Some(("SR_CTAID", c)) => SReg::Ctaid(comp(c)?),
+        _ => match s {
+            "SR_LANEID" => SReg::Laneid,
+            "SR_CLOCKLO" => SReg::Clock,
+            "SR_CLOCKHI" => SReg::ClockHi,
+            "SR_GLOBALTIMERLO" => SReg::GlobaltimerLo,
+            "SR_GLOBALTIMERHI" => SReg::GlobaltimerHi,
+            "SR_EQMASK" => SReg::LanemaskEq,
+            "SR_LEMASK" => SReg::LanemaskLe,
+            "SR_LTMASK" => SReg::LanemaskLt,
+            "SR_GEMASK" => SReg::LanemaskGe,
+            "SR_GTMASK" => SReg::LanemaskGt,
+            "SR_VIRTUALSMID" | "SR_SMID" => SReg::Smid,
+            "SR_VIRTID" | "SR_WARPID" => SReg::Warpid,
+            _ => return Err(format!("special register `{s}` is not lowered")),
+        },
+    })
+}
+
+fn cmp_of(x: &str) -> Option<Cmp> {
+    Some(match x {
+        "EQ" => Cmp::Eq,
+        "NE" => Cmp::Ne,
+        "LT" => Cmp::Lt,
+        "LE" => Cmp::Le,
+        "GT" => Cmp::Gt,
+        "GE" => Cmp::Ge,
+        "EQU" => Cmp::Equ,
+        "NEU" => Cmp::Neu,
+        "LTU" => Cmp::Ltu,
+        "LEU" => Cmp::Leu,
+        "GTU" => Cmp::Gtu,
+        "GEU" => Cmp::Geu,
+        "NUM" => Cmp::Num,
+        "NAN" => Cmp::Nan,
+        _ => return None,
+    })
+}
+
+fn atom_op(inst: &Instruction) -> R<AtomOp> {
+    for x in &inst.modifiers {
+        return Ok(match x.as_str() {
+            "ADD" => AtomOp::Add,
+            "MIN" => AtomOp::Min,
+            "MAX" => AtomOp::Max,
+            "INC" => AtomOp::Inc,
+            "DEC" => AtomOp::Dec,
+            "AND" => AtomOp::And,
+            "OR" => AtomOp::Or,
+            "XOR" => AtomOp::Xor,
+            "EXCH" => AtomOp::Exch,
+            "CAS" => AtomOp::Cas,
+            "POPC" => return Err(format!("`{}` (warp-aggregated atomic)", inst.mnemonic())),
+            _ => continue,
+        });
+    }
+    Err(format!("`{}`: no atomic operation", inst.mnemonic()))
+}
+
+/// Element type and vector width of a load, store or `LDC`.
+fn mem_width(inst: &Instruction) -> R<(Ty, usize)> {
+    let mut w = (Ty::B32, 1);
+    for x in &inst.modifiers {
+        w = match x.as_str() {
+            "U8" => (Ty::U8, 1),
+            "S8" => (Ty::S8, 1),
+            "U16" => (Ty::U16, 1),
+            "S16" => (Ty::S16, 1),
+            "64" => (Ty::B32, 2),
+            "128" => (Ty::B32, 4),
+            "E" | "CONSTANT" | "STRONG" | "GPU" | "SM" | "SYS" | "LU" | "EF" | "EL" | "LTC128B" | "BYPASS" | "WEAK" | "PRIVATE" | "ZFILL" => w,
+            other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
+        };
+    }
+    Ok(w)
+}

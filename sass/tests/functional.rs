@@ -1,0 +1,89 @@
+//! Functional SASS over the bundled suite, from the committed listings (no CUDA tools): every
+//! workload whose kernel lowers runs on the simulator and must pass its check; the rest must
+//! fail to lower with a located error (the caller's fallback to PTX mode). The coverage, the
+//! first unlowered opcode of each of the rest, and the outputs that differ from PTX mode's are
+//! printed (`cargo test --release -p warpsim-sass --test functional -- --nocapture`).
+
+use std::collections::BTreeMap;
+
+use warpsim_workloads::{bundled_names, Workload};
+
+/// A workload's listing (sm_90, or sm_90a for the arch-specific kernels).
+fn listing(w: &Workload) -> Option<&'static str> {
+    w.committed_sass("sm_90").or_else(|| w.committed_sass("sm_90a"))
+}
+
+/// Workloads that must lower and pass: the coverage this stage claims (a regression guard).
+const MIN_PASSING: usize = 160;
+
+#[test]
+fn bundled_suite_runs_in_sass_mode() {
+    let mut passed = Vec::new();
+    let mut failed = Vec::new();
+    let mut unlowered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut differs = Vec::new();
+    let names = bundled_names();
+    for name in &names {
+        let w = Workload::bundled(name).unwrap();
+        let file = w.ptx_path.display().to_string();
+        let ptx = warpsim_isa::load(&w.ptx, &file).unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+        let Some(text) = listing(&w) else {
+            unlowered.entry("(no listing)".into()).or_default().push(name.to_string());
+            continue;
+        };
+        let prog = match warpsim_sass::lower::lower_listing(text, &w.manifest.entry, &ptx) {
+            Ok(p) => p,
+            Err(e) => {
+                assert!(e.to_string().contains(&w.manifest.entry), "{name}: the error names the kernel: {e}");
+                unlowered.entry(e.opcode.clone()).or_default().push(format!("{name} ({})", e.reason));
+                continue;
+            }
+        };
+        match warpsim_sim::launch::run_functional_with(&w, 132, prog) {
+            Ok(o) if o.check.passed() => {
+                passed.push(name.to_string());
+                let p = warpsim_sim::launch::run_functional(&w, 132).unwrap();
+                for ((n, a), (_, b)) in o.buffers.iter().zip(&p.buffers) {
+                    if a != b {
+                        let words = a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count();
+                        differs.push(format!("{name}.{n}: {words} of {} words", a.len() / 4));
+                    }
+                }
+            }
+            Ok(o) => failed.push(format!("{name}: {}", o.check)),
+            Err(e) => failed.push(format!("{name}: {e}")),
+        }
+    }
+    println!("SASS mode: {} of {} workloads lower and pass; {} lower and fail; {} fall back to PTX", passed.len(), names.len(), failed.len(), unlowered.values().map(Vec::len).sum::<usize>());
+    for (op, ws) in &unlowered {
+        println!("  first unlowered opcode {op}: {} ({})", ws.len(), ws.join(", "));
+    }
+    println!("outputs differing from PTX mode ({}):", differs.len());
+    for d in &differs {
+        println!("  {d}");
+    }
+    assert!(failed.is_empty(), "{} lowered but failed:\n{}", failed.len(), failed.join("\n"));
+    assert!(passed.len() >= MIN_PASSING, "{} pass in SASS mode, {MIN_PASSING} expected", passed.len());
+}
+
+/// The timing model runs SASS programs too (each SASS instruction one machine op), with the
+/// same results and the instruction count a functional run gives.
+#[test]
+fn timing_mode_runs_sass() {
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    for name in ["vector_add", "divergent", "reduce_shuffle", "cpasync_gemm", "mma_gemm", "mbarrier_pingpong", "histogram256_smem", "device_call"] {
+        let w = Workload::bundled(name).unwrap();
+        let ptx = warpsim_isa::load(&w.ptx, "kernel.ptx").unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+        let prog = warpsim_sass::lower::lower_listing(listing(&w).unwrap(), &w.manifest.entry, &ptx).unwrap();
+        let f = warpsim_sim::launch::run_functional_with(&w, cfg.sm.count, prog.clone()).unwrap();
+        let t = warpsim_sim::launch::run_timed_with(&w, &cfg, 1, &warpsim_sim::watchdog::Limits::default(), prog).unwrap();
+        assert!(t.check.passed(), "{name}: {}", t.check);
+        let timed = t.timing.unwrap().warp_instructions;
+        let functional = f.functional.unwrap().warp_instructions;
+        // mbarrier waits re-execute as often as the warp finds the phase incomplete, which
+        // depends on timing.
+        if name != "mbarrier_pingpong" {
+            assert_eq!(timed, functional, "{name}: warp instructions timed vs functional");
+        }
+    }
+}

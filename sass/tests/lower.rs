@@ -1,0 +1,206 @@
+//! The SASS lowering, one opcode family at a time: hand-written sm_90 listings (the forms ptxas
+//! emits, as nvdisasm prints them) run on the simulator, 32 threads writing one word each, checked
+//! against the value computed here; plus the errors (an opcode not lowered, a fault) naming the
+//! kernel, the pc and the instruction.
+
+use std::sync::Arc;
+
+use warpsim_sim::{Gpu, LaunchDims};
+
+const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out, .param .u32 n)\n{\n.reg .b32 %r<2>;\n.shared .align 4 .b8 s[256];\nmov.u32 %r1, s;\nret;\n}\n";
+
+/// A listing of kernel `k`: the prologue (R0 = tid, R2:R3 = &out[tid]), `body` (which leaves its
+/// result in R5), the store and the exit.
+fn listing(body: &str) -> String {
+    let mut lines = vec![
+        "LDC R1, c[0x0][0x28]",
+        "S2R R0, SR_TID.X",
+        "LDC.64 R2, c[0x0][0x210]",
+        "ULDC.64 UR4, c[0x0][0x208]",
+        "IMAD.WIDE.U32 R2, R0, 0x4, R2",
+    ];
+    lines.extend(body.lines().map(str::trim).filter(|l| !l.is_empty()));
+    lines.extend(["STG.E desc[UR4][R2.64], R5", "EXIT", ".L_x_end:", "BRA `(.L_x_end)"]);
+    let mut text = String::from("\t.target\tsm_90\n\t.section\t.text.k,\"ax\",@progbits\n\t.other\tk,@\"STO_CUDA_ENTRY STV_DEFAULT\"\nk:\n.text.k:\n");
+    let mut pc = 0;
+    for l in lines {
+        if l.ends_with(':') {
+            text.push_str(l);
+            text.push('\n');
+        } else {
+            text.push_str(&format!("        /*{pc:04x}*/ {l} ;\n"));
+            pc += 16;
+        }
+    }
+    text
+}
+
+fn lower(body: &str) -> Result<warpsim_isa::Program, warpsim_sass::lower::LowerError> {
+    let ptx = warpsim_isa::load(PTX, "k.ptx").unwrap().remove(0);
+    warpsim_sass::lower::lower_listing(&listing(body), "k", &ptx)
+}
+
+/// Runs the kernel on one warp; the 32 words it stores, and the executed count per instruction.
+fn run(body: &str) -> (Vec<u32>, Vec<u64>) {
+    let prog = lower(body).unwrap_or_else(|e| panic!("{e}"));
+    let mut g = Gpu::new(1);
+    let out = g.upload("out", 128, &[]);
+    let mut params = vec![0u8; prog.param_bytes as usize];
+    params[0x210..0x218].copy_from_slice(&out.to_le_bytes());
+    params[0x218..0x21c].copy_from_slice(&7u32.to_le_bytes());
+    let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let st = g.run_functional(Arc::new(prog), dims, params).unwrap_or_else(|f| panic!("{f}"));
+    let words = g.download(out, 128).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    (words, st.executed)
+}
+
+fn expect(body: &str, f: impl Fn(u32) -> u32) {
+    let (got, _) = run(body);
+    let want: Vec<u32> = (0..32).map(f).collect();
+    assert_eq!(got, want, "{body}");
+}
+
+#[test]
+fn constant_bank_parameters_and_launch_fields() {
+    // c[0x0][0x218] is the second parameter; c[0x0][0x0] is blockDim.x.
+    expect("LDC R5, c[0x0][0x218]\nIMAD R5, R5, c[0x0][0x0], R0", |t| 7 * 32 + t);
+    expect("ULDC UR6, c[0x0][0x218]\nIADD3 R5, R0, UR6, RZ", |t| t + 7);
+}
+
+#[test]
+fn three_input_add_with_carries() {
+    // (tid - 16) as a 64-bit value: the carry out of the low word is tid >= 16.
+    expect("IADD3 R6, P0, R0, -0x10, RZ\nIADD3.X R5, RZ, RZ, RZ, P0, !PT", |t| (t >= 16) as u32);
+    // 64-bit subtraction 5 - tid: the high word is 0 or all ones.
+    expect("MOV R6, 0x5\nIADD3 R7, P0, R6, -R0, RZ\nIADD3.X R5, RZ, ~RZ, RZ, P0, !PT", |t| if t <= 5 { 0 } else { u32::MAX });
+    expect("IADD3 R5, -R0, 0x3, R0", |_| 3);
+}
+
+#[test]
+fn multiply_add_forms() {
+    expect("IMAD.HI.U32 R5, R0, 0x40000000, RZ", |t| t >> 2);
+    expect("IMAD.WIDE R6, R0, -0x1, RZ\nMOV R5, R7", |t| if t == 0 { 0 } else { u32::MAX });
+    expect("IMAD.MOV.U32 R5, RZ, RZ, -R0", |t| t.wrapping_neg());
+    expect("IMAD.SHL.U32 R5, R0, 0x8, RZ", |t| t << 3);
+    expect("IADD3 R6, P0, R0, -0x10, RZ\nIMAD.X R5, RZ, RZ, 0x64, P0", |t| 100 + (t >= 16) as u32);
+}
+
+#[test]
+fn logic_shifts_and_scaled_adds() {
+    expect("LOP3.LUT P0, R5, R0, 0x3, RZ, 0xc0, !PT\n@!P0 IADD3 R5, R5, 0x64, RZ", |t| if t & 3 == 0 { 100 } else { t & 3 });
+    expect("LOP3.LUT R5, R0, 0x5, RZ, 0x3c, !PT", |t| t ^ 5);
+    expect("LEA R5, R0, 0x7, 0x4", |t| t * 16 + 7);
+    expect("LEA.HI R5, R0, 0x1, RZ, 0x1e", |t| (t >> 2) + 1);
+    expect("SHF.R.U32.HI R5, RZ, 0x1, R0", |t| t >> 1);
+    expect("SHF.L.U32 R5, R0, 0x1c, RZ", |t| t << 28);
+    expect("IADD3 R6, R0, -0x10, RZ\nSHF.R.S32.HI R5, RZ, 0x1f, R6", |t| if t < 16 { u32::MAX } else { 0 });
+    expect("PRMT R5, R0, 0x3210, RZ", |t| t);
+    expect("POPC R5, R0", |t| t.count_ones());
+    expect("BREV R5, R0", |t| t.reverse_bits());
+    expect("FLO.U32 R5, R0", |t| if t == 0 { u32::MAX } else { 31 - t.leading_zeros() });
+}
+
+#[test]
+fn comparisons_selections_and_predicate_logic() {
+    expect("ISETP.GT.U32.AND P0, P1, R0, 0x9, PT\nSEL R5, 0x1, 0x2, P1", |t| if t > 9 { 2 } else { 1 });
+    expect("ISETP.LT.AND P0, PT, R0, 0x4, PT\nISETP.GT.OR P0, PT, R0, 0x1c, P0\nSEL R5, RZ, 0x1, !P0", |t| (t < 4 || t > 28) as u32);
+    expect("PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0\nSEL R5, 0x7, RZ, P0", |_| 7);
+    expect("VIADDMNMX R5, R0, 0x3, R0, !PT", |t| t + 3);
+    expect("VIMNMX R5, R0, 0x5, PT", |t| t.min(5));
+    expect("IADD3 R6, R0, -0x10, RZ\nIABS R5, R6", |t| (t as i32 - 16).unsigned_abs());
+}
+
+#[test]
+fn float_arithmetic_conversions_and_sfu() {
+    let f = |x: f32| x.to_bits();
+    expect("I2FP.F32.U32 R4, R0\nFFMA R5, R4, 0.5, 1", |t| f(t as f32 * 0.5 + 1.0));
+    expect("I2F.U32.RP R4, R0\nFADD R5, -R4, 2", |t| f(2.0 - t as f32));
+    expect("I2FP.F32.U32 R4, R0\nFMUL R4, R4, 0.25\nF2I.FTZ.U32.TRUNC.NTZ R5, R4", |t| t / 4);
+    expect("I2FP.F32.U32 R4, R0\nFSETP.GEU.AND P0, PT, R4, 10, PT\nFSEL R5, R4, RZ, P0", |t| if t >= 10 { f(t as f32) } else { 0 });
+    expect("I2FP.F32.U32 R4, R0\nFMNMX R5, R4, 3, !PT", |t| f((t as f32).max(3.0)));
+    expect("HFMA2.MMA R5, -RZ, RZ, 1.875, 0", |_| f(1.0));
+    // MUFU.RCP is rcp.approx.ftz; MUFU.SIN of t turns is sin.approx of 2πt as the PTX mode has it.
+    expect("I2FP.F32.U32 R4, R0\nFADD R4, R4, 1\nMUFU.RCP R5, R4", |t| warpsim_isa::fp::approx::rcp_f32(f(t as f32 + 1.0), true));
+    expect("I2FP.F32.U32 R4, R0\nFMUL.RZ R4, R4, 0.15915493667125701904\nMUFU.SIN R5, R4", |t| warpsim_isa::fp::approx::sin_f32(f(t as f32), true));
+}
+
+#[test]
+fn warp_shuffles_and_votes() {
+    expect("SHFL.BFLY PT, R5, R0, 0x1, 0x1f", |t| t ^ 1);
+    expect("SHFL.DOWN P0, R5, R0, 0x4, 0x1f\n@!P0 MOV R5, 0x63", |t| if t + 4 < 32 { t + 4 } else { 0x63 });
+    expect("ISETP.GE.U32.AND P0, PT, R0, 0x8, PT\nVOTE.ANY R5, PT, P0", |_| 0xFFFF_FF00);
+    expect("ISETP.GE.U32.AND P0, PT, R0, 0x0, PT\nVOTEU.ALL UP0, P0\nSEL R5, 0x1, 0x2, UP0", |_| 1);
+    expect("REDUX.SUM UR6, R0\nMOV R5, UR6", |_| (0..32).sum());
+}
+
+#[test]
+fn divergence_reconverges_after_bsync_each_path_executing_it() {
+    let body = "ISETP.GE.U32.AND P0, PT, R0, 0x10, PT
+        BSSY B0, `(.L_x_1)
+        @P0 BRA `(.L_x_0)
+        IADD3 R5, R0, 0x100, RZ
+        BRA `(.L_x_1)
+        .L_x_0:
+        IADD3 R5, R0, 0x200, RZ
+        .L_x_1:
+        BSYNC B0
+        SHFL.BFLY PT, R5, R5, 0x10, 0x1f";
+    let (got, executed) = run(body);
+    // The shuffle after the BSYNC sees the whole warp again.
+    let want: Vec<u32> = (0..32).map(|t: u32| (t ^ 16) + if t ^ 16 >= 16 { 0x200 } else { 0x100 }).collect();
+    assert_eq!(got, want);
+    // BSYNC (instruction 11) runs once per path, the shuffle once.
+    assert_eq!((executed[11], executed[12]), (2, 1));
+}
+
+#[test]
+fn shared_memory_and_barriers() {
+    // The shared window's first 0x400 bytes are reserved: user data starts at 0x400.
+    expect(
+        "S2R R8, SR_CgaCtaId
+        MOV R9, 0x400
+        LEA R8, R8, R9, 0x18
+        LEA R7, R0, R8, 0x2
+        STS [R7], R0
+        BAR.SYNC.DEFER_BLOCKING 0x0
+        SHF.L.U32 R6, R0, 0x2, RZ
+        LOP3.LUT R6, R6, 0x7c, RZ, 0x3c, !PT
+        LDS R5, [R6+0x400]",
+        |t| t ^ 31,
+    );
+    expect("IMAD.SHL.U32 R7, R0, 0x4, RZ\nMOV R5, 0x1\nATOMS.POPC.INC.32 RZ, [R7+0x400]\nATOMS.POPC.INC.32 RZ, [R7+0x400]\nLDS R5, [R7+0x400]", |_| 2);
+}
+
+#[test]
+fn local_memory_through_the_stack_pointer() {
+    expect("IADD3 R1, R1, -0x10, RZ\nSTL [R1+0x4], R0\nLDL R5, [R1+0x4]", |t| t);
+}
+
+#[test]
+fn calls_return_through_the_address_they_were_given() {
+    let body = "MOV R20, 0x80
+        CALL.REL.NOINC `(.L_x_sub)
+        BRA `(.L_x_done)
+        .L_x_sub:
+        IADD3 R5, R0, 0x7, RZ
+        RET.REL.NODEC R20 `(k)
+        .L_x_done:
+        NOP";
+    // MOV is at 0x50, CALL at 0x60, the BRA after it at 0x70: the return address. Fix it up.
+    let body = body.replace("0x80", "0x70");
+    expect(&body, |t| t + 7);
+}
+
+#[test]
+fn unlowered_opcodes_and_faults_are_located() {
+    let e = lower("DFMA R4, R4, R4, R4\nMOV R5, RZ").unwrap_err();
+    assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "DFMA"));
+    assert!(e.to_string().contains("kernel `k`: SASS 0x0050 `DFMA R4, R4, R4, R4`"), "{e}");
+    // A store to a bad address faults, naming the SASS instruction.
+    let prog = lower("MOV R2, 0x10\nMOV R3, RZ\nMOV R5, RZ").unwrap();
+    let mut g = Gpu::new(1);
+    let params = vec![0u8; prog.param_bytes as usize];
+    let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let f = g.run_functional(Arc::new(prog), dims, params).unwrap_err().to_string();
+    assert!(f.contains("sm_90 0x0080 STG.E desc[UR4][R2.64], R5"), "{f}");
+}
