@@ -56,6 +56,12 @@ enum Cmd {
         #[arg(long, value_delimiter = ',')]
         workloads: Vec<String>,
     },
+    /// The configuration keys: type, unit, valid range, what reads them, a doc line (README:
+    /// Configuration keys).
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
     /// List the architecture presets, show one, or compare two.
     Presets {
         #[command(subcommand)]
@@ -76,6 +82,22 @@ enum Cmd {
     Validate {
         #[command(subcommand)]
         cmd: validate_cmd::ValidateCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Every key of a configuration, from the parameter table (`sim/src/params.rs`).
+    Keys {
+        /// Add this preset's values (`default` in JSON, a column in the tables).
+        #[arg(long)]
+        arch: Option<String>,
+        /// Print a JSON list of {key, type, unit, doc, range, timing, reads, default}.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print a Markdown table (the one in sim/presets/README.md).
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
@@ -486,6 +508,19 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Run(a) => run_workload(a)?,
+        Cmd::Config { cmd: ConfigCmd::Keys { arch, json, markdown } } => {
+            let cfg = arch.as_deref().map(warpsim_sim::presets::preset).transpose()?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&warpsim_sim::params::key_infos(cfg.as_ref()))?);
+            } else if markdown {
+                out!("{}", warpsim_sim::params::markdown(cfg.as_ref()).trim_end());
+            } else {
+                for k in warpsim_sim::params::key_infos(cfg.as_ref()) {
+                    let value = k.default.map(|d| format!(" = {d}")).unwrap_or_default();
+                    out!("{:<40} {:<14} {:<20} {:<10} {}{value}", k.key, k.ty, k.unit, if k.timing { "timing" } else { "-" }, k.doc);
+                }
+            }
+        }
         Cmd::Presets { cmd: None } => {
             for name in warpsim_sim::presets::preset_names() {
                 let p = warpsim_sim::presets::preset(name)?;

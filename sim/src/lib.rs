@@ -23,6 +23,7 @@ pub mod features;
 pub mod flops;
 pub mod kernel;
 pub mod memory;
+pub mod params;
 pub mod presets;
 pub mod warp;
 pub mod watchdog;
