@@ -279,29 +279,9 @@ fn run_workload(a: RunArgs) -> Result<()> {
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {
-            let j = serde_json::json!({
-                "workload": w.manifest.name,
-                "arch": cfg.name,
-                "grid": l.grid,
-                "block": l.block,
-                "num_sms": cfg.sm.count,
-                "max_warps_per_sm": cfg.sm.max_warps,
-                "warps_per_cta": l.threads_per_block().div_ceil(32),
-                "registers_per_thread": o.regs_per_thread,
-                "registers_source": l.regs_source.to_string(),
-                "spills": { "store_bytes": l.spills.store_bytes, "load_bytes": l.spills.load_bytes, "stack_bytes": l.spills.stack_bytes },
-                "ctas": t.ctas,
-                "cycles": t.cycles,
-                "counters": t.counters,
-                "stalls": t.stalls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-                "warp_instructions": t.warp_instructions,
-                "sim_seconds": o.seconds,
-                "occupancy": { "ctas_per_sm": t.occupancy_ctas_per_sm, "limiter": t.occupancy_limiter },
-                "check": format!("{:?}", o.check.status),
-            });
-            out!("{}", serde_json::to_string_pretty(&j)?);
+            out!("{}", serde_json::to_string_pretty(&warpsim_sim::record::RunRecord::new(&w, &cfg, &o, t))?);
         }
-        (Some(t), false) => print_timing(&cfg.name, t, o.seconds)?,
+        (Some(t), false) => print_timing(&cfg, t, o.seconds)?,
         (None, _) => {
             if let Some(f) = &o.functional {
                 out!(
@@ -326,12 +306,15 @@ fn run_workload(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
+fn print_timing(cfg: &warpsim_sim::config::ArchConfig, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
     let c = &t.counters;
     let get = |k: &str| c.get(k).copied().unwrap_or(0.0);
+    let mhz = cfg.clock.sm_mhz;
     out!(
-        "{arch}: {} cycles, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
+        "{}: {} cycles = {:.3} µs at {mhz} MHz, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
+        cfg.name,
         t.cycles,
+        warpsim_sim::record::gpu_time_us(t.cycles, mhz),
         get("sm__inst_executed.avg.per_cycle_active"),
         get("sm__warps_active.avg.pct_of_peak_sustained_active"),
         t.occupancy_ctas_per_sm,

@@ -40,7 +40,7 @@ pub struct RunOptions {
 }
 
 /// When a CTA ran, and where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CtaSpan {
     pub sm: u32,
     pub cta: u64,

@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod memory;
 pub mod params;
 pub mod presets;
+pub mod record;
 pub mod warp;
 pub mod watchdog;
 

@@ -221,7 +221,7 @@ pub fn execute(
                 }
             }
         };
-        let row = Row { run: r.index, arch: point.arch.clone(), values: point.values.clone(), workload, m };
+        let row = Row { run: r.index, arch: point.arch.clone(), values: point.values.clone(), workload, clock_mhz: Some(point.cfg.clock.sm_mhz), m };
         on_done(&row, cached);
         Ok((row, cached))
     };
