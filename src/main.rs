@@ -62,6 +62,13 @@ enum Cmd {
         #[command(subcommand)]
         cmd: ConfigCmd,
     },
+    /// The counters a timed run reports, like `ncu --query-metrics`: name, unit, how it
+    /// aggregates across SMs, description (the registry in sim/src/counters.rs).
+    Metrics {
+        /// Print a JSON list of {name, unit, aggregation, doc}.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the architecture presets, show one, or compare two.
     Presets {
         #[command(subcommand)]
@@ -154,6 +161,10 @@ struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Write the fully resolved configuration (every key, overrides applied) to FILE as TOML;
+    /// `--arch FILE` reads it back.
+    #[arg(long, value_name = "FILE")]
+    dump_config: Option<PathBuf>,
     /// Worker threads for the timing model (results are identical for any count; at most 256,
     /// more than the GPCs of any preset, which are what run in parallel).
     #[arg(long, default_value_t = 1, value_parser = thread_count())]
@@ -252,6 +263,10 @@ fn run_workload(a: RunArgs) -> Result<()> {
     // The preset gives the target the registers are resolved for (the header names them in both
     // modes) and, with --functional, the launch limits and SM count.
     let cfg = arch_config(&a.arch)?;
+    if let Some(path) = &a.dump_config {
+        let what = format!("`warpsim run {}` on {}", a.workload, a.arch.arch);
+        std::fs::write(path, warpsim_sim::presets::dump_config(&cfg, &what)).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     resolve_resources(&mut w, &cfg);
     let l = &w.launch;
     let regs = warpsim_sim::launch::registers_of(&w)?;
@@ -307,16 +322,15 @@ fn run_workload(a: RunArgs) -> Result<()> {
 }
 
 fn print_timing(cfg: &warpsim_sim::config::ArchConfig, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
-    let c = &t.counters;
-    let get = |k: &str| c.get(k).copied().unwrap_or(0.0);
+    use warpsim_sim::counters::Counter;
     let mhz = cfg.clock.sm_mhz;
     out!(
         "{}: {} cycles = {:.3} µs at {mhz} MHz, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
         cfg.name,
         t.cycles,
         warpsim_sim::record::gpu_time_us(t.cycles, mhz),
-        get("sm__inst_executed.avg.per_cycle_active"),
-        get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        t.get(Counter::IpcActive),
+        t.get(Counter::WarpsActivePct),
         t.occupancy_ctas_per_sm,
         t.occupancy_limiter
     );
@@ -328,7 +342,7 @@ fn print_timing(cfg: &warpsim_sim::config::ArchConfig, t: &warpsim_sim::engine::
     );
     let stalls: Vec<String> = t.stalls.iter().filter(|s| s.1 >= 0.005).map(|(n, f)| format!("{n} {:.1}%", 100.0 * f)).collect();
     out!("warp states: {}", stalls.join(", "));
-    for (k, v) in c {
+    for (k, v) in &t.counters {
         out!("  {k:<56} {v:>16.1}");
     }
     Ok(())
@@ -501,6 +515,18 @@ fn run(cli: Cli) -> Result<()> {
                 for k in warpsim_sim::params::key_infos(cfg.as_ref()) {
                     let value = k.default.map(|d| format!(" = {d}")).unwrap_or_default();
                     out!("{:<40} {:<14} {:<20} {:<10} {}{value}", k.key, k.ty, k.unit, if k.timing { "timing" } else { "-" }, k.doc);
+                }
+            }
+        }
+        Cmd::Metrics { json } => {
+            let infos = warpsim_sim::counters::metric_infos();
+            if json {
+                out!("{}", serde_json::to_string_pretty(&infos)?);
+            } else {
+                out!("{:<64} {:<24} {:<7} description", "metric", "unit", "agg");
+                for m in infos {
+                    let agg = serde_json::to_value(m.aggregation)?;
+                    out!("{:<64} {:<24} {:<7} {}", m.name, m.unit, agg.as_str().unwrap_or(""), m.doc);
                 }
             }
         }

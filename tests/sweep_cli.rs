@@ -246,6 +246,9 @@ fn sweeps_carry_time_and_cross_preset_speedups_use_it() {
         assert_eq!(r.clock_mhz, Some(cfg.clock.sm_mhz), "{}", r.arch);
         let (t, c) = (r.time_us().unwrap(), r.m.cycles.unwrap() as f64);
         assert!((t * cfg.clock.sm_mhz - c).abs() <= 1e-9 * c, "{} {}: {t} µs × {} MHz ≠ {c}", r.arch, r.workload, cfg.clock.sm_mhz);
+        // Each row names its fully resolved configuration, which reads back as the preset.
+        let dumped = read(out.join(&r.config));
+        assert_eq!(warpsim_sim::config::ArchConfig::from_toml(&dumped, &r.config).unwrap(), cfg, "{}", r.config);
     }
     let page = out.join("report");
     let (ok, stdout, stderr) = warpsim(&["report", out.join("results.csv").to_str().unwrap(), "-o", page.to_str().unwrap()]);

@@ -105,10 +105,9 @@ fn entry_program(w: &Workload) -> Result<Program, RunError> {
     })
 }
 
-/// Lowers the workload's kernel and lays out its device memory and parameters.
-pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
+/// Lowers the workload's kernel and lays out its device memory and parameters on `gpu`.
+pub fn prepare(w: &Workload, mut gpu: Gpu) -> Result<Prepared, RunError> {
     let prog = entry_program(w)?;
-    let mut gpu = Gpu::new(nsm);
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
         let addr = gpu.mem.alloc(&spec.name, spec.bytes(), 256);
@@ -254,7 +253,7 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
 /// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, nsm)?;
+    let mut p = prepare(w, Gpu::new(nsm))?;
     let k = p.kernel()?;
     functional_outcome(w, p, k, &Limits::default(), t)
 }
@@ -264,7 +263,7 @@ pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
 /// `limits` (the clock is warp instructions).
 pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, cfg.sm.count)?;
+    let mut p = prepare(w, Gpu::of(cfg))?;
     let k = p.kernel()?;
     crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
         .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
@@ -285,7 +284,7 @@ pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outco
 /// Runs the workload in time on `cfg` under `limits`.
 pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, cfg.sm.count)?;
+    let mut p = prepare(w, Gpu::of(cfg))?;
     crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
     let k = p.kernel()?;
     let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills: w.launch.spills, limits: *limits };

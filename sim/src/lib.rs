@@ -6,6 +6,7 @@
 //! lowered from `warpsim-isa`, launches as plain data.
 
 pub mod config;
+pub mod counters;
 pub mod banks;
 pub mod coalescer;
 pub mod cache;

@@ -257,9 +257,9 @@ fn cycles(key: &str, min: u32, when: Option<&'static str>, reads: Reads, doc: &s
     Param { range: Range::Int { min, max: MAX_CYCLES, pow2: false, when }, ..p(key, Ty::Int, "cycles", reads, doc) }
 }
 
-/// A float row.
-fn float(key: &str, unit: &'static str, lo: f64, hi: f64, positive: bool, when: Option<&'static str>, reads: Reads, doc: &str) -> Param {
-    Param { range: Range::Float { lo, hi, positive, when }, ..p(key, Ty::Float, unit, reads, doc) }
+/// A float row in `lo..=hi`, positive unless `when` is off (always, when None).
+fn float(key: &str, unit: &'static str, (lo, hi): (f64, f64), when: Option<&'static str>, reads: Reads, doc: &str) -> Param {
+    Param { range: Range::Float { lo, hi, positive: true, when }, ..p(key, Ty::Float, unit, reads, doc) }
 }
 
 fn flag(key: &str, reads: Reads, doc: &str) -> Param {
@@ -302,7 +302,7 @@ fn build() -> Vec<Param> {
         Param { range: Range::OneOf(&GENERATIONS), ..p("generation", Ty::Str, "generation", Functional, "Architecture generation; named in the errors for features it lacks") },
         p("compute_capability", Ty::IntPair, "[major, minor]", Functional, "Compute capability; picks the ptxas target whose registers the launch uses")
             .rule("major ≥ 1", |c| (c.compute_capability[0] == 0).then(|| "major version must be at least 1".to_string())),
-        float("clock.sm_mhz", "MHz", 1.0, 100_000.0, true, None, Timing, "SM (core) clock under load; simulated cycles are SM cycles, GPU time = cycles / clock"),
+        float("clock.sm_mhz", "MHz", (1.0, 100_000.0), None, Timing, "SM (core) clock under load; simulated cycles are SM cycles, GPU time = cycles / clock"),
         int("sm.count", "count", 1, 1024, Timing, "Streaming multiprocessors"),
         int("sm.gpcs", "count", 1, u32::MAX, Timing, "Graphics processing clusters the SMs are grouped in; CTA clusters are co-scheduled within one GPC")
             .rule("≤ sm.count", |c| (c.sm.gpcs > c.sm.count).then(|| format!("must not exceed sm.count ({})", c.sm.count))),
@@ -405,17 +405,17 @@ fn build() -> Vec<Param> {
                 (l2.size_kib > 0 && u64::from(l2.size_kib) * 1024 < set_bytes).then(|| format!("must hold at least one set per slice: l2.slices × l2.line × l2.assoc = {set_bytes} bytes"))
             }),
         cycles("l2.hit_latency", 1, Some("l2.size_kib"), Timing, "Load-to-use latency of an L2 hit seen by an SM, L1 miss included"),
-        float("l2.sectors_per_cycle_per_slice", "sectors/cycle", 1e-3, 1e4, true, Some("l2.size_kib"), Timing, "Sectors each L2 slice serves per cycle"),
-        float("l2.requests_per_cycle_per_slice", "requests/cycle", 1e-3, 1e4, true, Some("l2.size_kib"), Timing, "Requests (tag lookups) each L2 slice serves per cycle, whatever their sectors"),
+        float("l2.sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors each L2 slice serves per cycle"),
+        float("l2.requests_per_cycle_per_slice", "requests/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Requests (tag lookups) each L2 slice serves per cycle, whatever their sectors"),
         int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Unread, "Outstanding misses per L2 slice"),
-        float("l2.atomics_per_cycle_per_slice", "atomics/cycle", 1e-3, 1e4, true, Some("l2.size_kib"), Timing, "Same-address atomics each L2 slice serializes per cycle"),
-        float("l2.atomic_request_cycles", "cycles", 1e-3, 1e4, true, Some("l2.size_kib"), Timing, "Least cycles between two atomic requests to one line (its read-modify-write)"),
+        float("l2.atomics_per_cycle_per_slice", "atomics/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Same-address atomics each L2 slice serializes per cycle"),
+        float("l2.atomic_request_cycles", "cycles", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Least cycles between two atomic requests to one line (its read-modify-write)"),
         int("l2.launch_read_sectors", "sectors", 0, 1 << 24, Counters, "L2 read sectors every launch costs apart from the kernel's accesses and code (constant banks, front end; hits)"),
-        float("l2.code_read_sectors_per_instruction", "sectors/instruction", 0.0, 1024.0, false, None, Counters, "L2 read sectors per machine instruction of the kernel that a launch reads for instruction fetch"),
+        Param { range: Range::Float { lo: 0.0, hi: 1024.0, positive: false, when: None }, ..p("l2.code_read_sectors_per_instruction", Ty::Float, "sectors/instruction", Counters, "L2 read sectors per machine instruction of the kernel that a launch reads for instruction fetch") },
         int("dram.channels", "channels", 1, 1024, Timing, "Independent DRAM channels"),
         int("dram.banks", "banks", 1, 1024, Timing, "Banks per DRAM channel"),
         pow2("dram.row_bytes", "bytes", 1 << 20, Timing, "Row (page) size per DRAM bank"),
-        float("dram.bandwidth_gbs", "GB/s", 1.0, 1e6, true, None, Timing, "Sustained DRAM bandwidth of the whole device"),
+        float("dram.bandwidth_gbs", "GB/s", (1.0, 1e6), None, Timing, "Sustained DRAM bandwidth of the whole device"),
         cycles("dram.latency", 1, None, Timing, "Load-to-use latency of a DRAM access with a row hit, L2 miss included")
             .rule("> l2.hit_latency when there is an L2", |c| {
                 (c.l2.size_kib > 0 && c.dram.latency <= c.l2.hit_latency).then(|| format!("must exceed l2.hit_latency ({}): it includes the L2 miss", c.l2.hit_latency))

@@ -377,6 +377,17 @@ impl ArchConfig {
     }
 }
 
+/// The fully resolved configuration of a run (gem5's `config.ini`): every key, overrides
+/// applied, as a TOML file that `--arch FILE` reads back, under a comment saying what it is.
+pub fn dump_config(cfg: &ArchConfig, what: &str) -> String {
+    format!(
+        "# The fully resolved configuration of {what} (warpsim {}, timing revision {}): every key,\n# overrides applied; `warpsim run --arch THIS_FILE` reproduces it.\n{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::TIMING_REVISION,
+        to_toml(cfg)
+    )
+}
+
 /// The configuration as a TOML document (no source comments: those live in the preset files).
 pub fn to_toml(cfg: &ArchConfig) -> String {
     toml::to_string(cfg).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
@@ -599,6 +610,14 @@ mod tests {
             let back = ArchConfig::from_toml(&to_toml(&cfg), "round trip").unwrap();
             assert_eq!(back, cfg, "{name}");
         }
+    }
+
+    #[test]
+    fn a_dumped_config_reads_back_equal() {
+        let c = set("ampere-ga100", &[("l2.size_kib", "20480"), ("sm.scheduler", "gto")]).unwrap();
+        let text = dump_config(&c, "a test");
+        assert!(text.starts_with("# The fully resolved configuration of a test"), "{text}");
+        assert_eq!(ArchConfig::from_toml(&text, "dump").unwrap(), c);
     }
 
     #[test]

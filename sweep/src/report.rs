@@ -20,6 +20,7 @@ use warpsim_reports::{
     SweepPoint, Table, TableOptions, Timeline, Written, MAX_SERIES,
 };
 use warpsim_sim::config::ArchConfig;
+use warpsim_sim::counters::Counter;
 use warpsim_sim::flops;
 use warpsim_sim::record::RunRecord;
 
@@ -500,7 +501,7 @@ pub fn machine(cfg: &ArchConfig) -> Machine {
 
 /// FLOPs of a run from its FP counters.
 fn flop_count(counters: &BTreeMap<String, f64>) -> f64 {
-    flops::NAMES.iter().zip(flops::FLOPS_PER_INST).map(|(n, f)| counters.get(*n).copied().unwrap_or(0.0) * f).sum()
+    flops::COUNTERS.iter().zip(flops::FLOPS_PER_INST).map(|(c, f)| counters.get(c.name()).copied().unwrap_or(0.0) * f).sum()
 }
 
 /// Roofline points of the baseline rows, and the workloads that cannot be placed.
@@ -510,7 +511,7 @@ fn roofline_points(cfg: &ArchConfig, rows: &[&Row]) -> (Vec<RooflinePoint>, Vec<
     for r in rows {
         let c = &r.m.counters;
         let flop = flop_count(c);
-        let bytes = c.get("dram__bytes_read.sum").copied().unwrap_or(0.0) + c.get("dram__bytes_write.sum").copied().unwrap_or(0.0);
+        let bytes = c.get(Counter::DramBytesRead.name()).copied().unwrap_or(0.0) + c.get(Counter::DramBytesWrite.name()).copied().unwrap_or(0.0);
         let seconds = r.m.cycles.unwrap_or(0) as f64 / hz;
         if flop > 0.0 && bytes > 0.0 && seconds > 0.0 {
             points.push(RooflinePoint { workload: r.workload.clone(), flop_per_byte: flop / bytes, flops_per_s: flop / seconds });
@@ -558,16 +559,16 @@ fn run_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &P
     let segments: Vec<StackSegment> =
         run.stalls.iter().map(|(s, v)| StackSegment { bar: run.workload.clone(), category: s.clone(), value: *v }).collect();
     let s = stacked_bars(&segments, &FigureSpec::new("", Column::Single).y_label("Fraction of warp cycles"), fig_dir.join("stalls"))?;
-    let get = |k: &str| run.counters.get(k).copied().unwrap_or(0.0);
+    let get = |k: Counter| run.counters.get(k.name()).copied().unwrap_or(0.0);
     let text = format!(
         "{} on {arch}: {} cycles = {:.3} µs at {} MHz, IPC {:.2} per SM, {} warp instructions, occupancy {:.1}% of peak warps ({} CTAs per SM, limited by {}); output check: {}.",
         run.workload,
         run.cycles,
         run.time_us,
         run.clock_mhz,
-        get("sm__inst_executed.avg.per_cycle_active"),
+        get(Counter::IpcActive),
         run.warp_instructions,
-        get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        get(Counter::WarpsActivePct),
         run.occupancy.ctas_per_sm,
         run.occupancy.limiter,
         run.check.to_lowercase()
