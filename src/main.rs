@@ -57,6 +57,19 @@ enum Cmd {
         #[arg(long, value_delimiter = ',')]
         workloads: Vec<String>,
     },
+    /// The configuration keys: type, unit, valid range, what reads them, a doc line (README:
+    /// Configuration keys).
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// The counters a timed run reports, like `ncu --query-metrics`: name, unit, how it
+    /// aggregates across SMs, description (the registry in sim/src/counters.rs).
+    Metrics {
+        /// Print a JSON list of {name, unit, aggregation, doc}.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the architecture presets, show one, or compare two.
     Presets {
         #[command(subcommand)]
@@ -77,6 +90,22 @@ enum Cmd {
     Validate {
         #[command(subcommand)]
         cmd: validate_cmd::ValidateCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Every key of a configuration, from the parameter table (`sim/src/params.rs`).
+    Keys {
+        /// Add this preset's values (`default` in JSON, a column in the tables).
+        #[arg(long)]
+        arch: Option<String>,
+        /// Print a JSON list of {key, type, unit, doc, range, timing, reads, default}.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print a Markdown table (the one in sim/presets/README.md).
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
@@ -133,6 +162,10 @@ struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Write the fully resolved configuration (every key, overrides applied) to FILE as TOML;
+    /// `--arch FILE` reads it back.
+    #[arg(long, value_name = "FILE")]
+    dump_config: Option<PathBuf>,
     /// Worker threads for the timing model (results are identical for any count; at most 256,
     /// more than the GPCs of any preset, which are what run in parallel).
     #[arg(long, default_value_t = 1, value_parser = thread_count())]
@@ -236,6 +269,10 @@ fn run_workload(a: RunArgs) -> Result<()> {
     // The preset gives the target the registers are resolved for (the header names them in both
     // modes) and, with --functional, the launch limits and SM count.
     let cfg = arch_config(&a.arch)?;
+    if let Some(path) = &a.dump_config {
+        let what = format!("`warpsim run {}` on {}", a.workload, a.arch.arch);
+        std::fs::write(path, warpsim_sim::presets::dump_config(&cfg, &what)).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     resolve_resources(&mut w, &cfg);
     let sass = match a.isa {
         isa_mode::Isa::Ptx => None,
@@ -282,29 +319,9 @@ fn run_workload(a: RunArgs) -> Result<()> {
     };
     match (&o.timing, a.json) {
         (Some(t), true) => {
-            let j = serde_json::json!({
-                "workload": w.manifest.name,
-                "arch": cfg.name,
-                "grid": l.grid,
-                "block": l.block,
-                "num_sms": cfg.sm.count,
-                "max_warps_per_sm": cfg.sm.max_warps,
-                "warps_per_cta": l.threads_per_block().div_ceil(32),
-                "registers_per_thread": o.regs_per_thread,
-                "registers_source": l.regs_source.to_string(),
-                "spills": { "store_bytes": l.spills.store_bytes, "load_bytes": l.spills.load_bytes, "stack_bytes": l.spills.stack_bytes },
-                "ctas": t.ctas,
-                "cycles": t.cycles,
-                "counters": t.counters,
-                "stalls": t.stalls.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-                "warp_instructions": t.warp_instructions,
-                "sim_seconds": o.seconds,
-                "occupancy": { "ctas_per_sm": t.occupancy_ctas_per_sm, "limiter": t.occupancy_limiter },
-                "check": format!("{:?}", o.check.status),
-            });
-            out!("{}", serde_json::to_string_pretty(&j)?);
+            out!("{}", serde_json::to_string_pretty(&warpsim_sim::record::RunRecord::new(&w, &cfg, &o, t))?);
         }
-        (Some(t), false) => print_timing(&cfg.name, t, o.seconds)?,
+        (Some(t), false) => print_timing(&cfg, t, o.seconds)?,
         (None, _) => {
             if let Some(f) = &o.functional {
                 out!(
@@ -329,14 +346,16 @@ fn run_workload(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
-    let c = &t.counters;
-    let get = |k: &str| c.get(k).copied().unwrap_or(0.0);
+fn print_timing(cfg: &warpsim_sim::config::ArchConfig, t: &warpsim_sim::engine::TimingResult, secs: f64) -> Result<()> {
+    use warpsim_sim::counters::Counter;
+    let mhz = cfg.clock.sm_mhz;
     out!(
-        "{arch}: {} cycles, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
+        "{}: {} cycles = {:.3} µs at {mhz} MHz, IPC {:.2} per SM (machine ops per active cycle), occupancy {:.1}% of peak warps ({} CTAs/SM, limited by {})",
+        cfg.name,
         t.cycles,
-        get("sm__inst_executed.avg.per_cycle_active"),
-        get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        warpsim_sim::record::gpu_time_us(t.cycles, mhz),
+        t.get(Counter::IpcActive),
+        t.get(Counter::WarpsActivePct),
         t.occupancy_ctas_per_sm,
         t.occupancy_limiter
     );
@@ -348,7 +367,7 @@ fn print_timing(arch: &str, t: &warpsim_sim::engine::TimingResult, secs: f64) ->
     );
     let stalls: Vec<String> = t.stalls.iter().filter(|s| s.1 >= 0.005).map(|(n, f)| format!("{n} {:.1}%", 100.0 * f)).collect();
     out!("warp states: {}", stalls.join(", "));
-    for (k, v) in c {
+    for (k, v) in &t.counters {
         out!("  {k:<56} {v:>16.1}");
     }
     Ok(())
@@ -511,6 +530,31 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Run(a) => run_workload(a)?,
+        Cmd::Config { cmd: ConfigCmd::Keys { arch, json, markdown } } => {
+            let cfg = arch.as_deref().map(warpsim_sim::presets::preset).transpose()?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&warpsim_sim::params::key_infos(cfg.as_ref()))?);
+            } else if markdown {
+                out!("{}", warpsim_sim::params::markdown(cfg.as_ref()).trim_end());
+            } else {
+                for k in warpsim_sim::params::key_infos(cfg.as_ref()) {
+                    let value = k.default.map(|d| format!(" = {d}")).unwrap_or_default();
+                    out!("{:<40} {:<14} {:<20} {:<10} {}{value}", k.key, k.ty, k.unit, if k.timing { "timing" } else { "-" }, k.doc);
+                }
+            }
+        }
+        Cmd::Metrics { json } => {
+            let infos = warpsim_sim::counters::metric_infos();
+            if json {
+                out!("{}", serde_json::to_string_pretty(&infos)?);
+            } else {
+                out!("{:<64} {:<24} {:<7} description", "metric", "unit", "agg");
+                for m in infos {
+                    let agg = serde_json::to_value(m.aggregation)?;
+                    out!("{:<64} {:<24} {:<7} {}", m.name, m.unit, agg.as_str().unwrap_or(""), m.doc);
+                }
+            }
+        }
         Cmd::Presets { cmd: None } => {
             for name in warpsim_sim::presets::preset_names() {
                 let p = warpsim_sim::presets::preset(name)?;

@@ -137,6 +137,7 @@ pub fn run(cmd: Option<SweepCmd>, a: SweepArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     let (csv, json) = results.write(&a.out)?;
+    plan.write_configs(&a.out)?;
     let what = match shard {
         Some(s) => format!("shard {s} of "),
         None => String::new(),

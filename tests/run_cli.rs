@@ -92,3 +92,22 @@ fn dump_writes_every_buffer() {
     assert_eq!(y.len() as u64, w.manifest.buffers[1].bytes());
     assert!(w.check(&w.inputs, [("y", y.as_slice())]).passed());
 }
+
+/// `run --dump-config FILE` writes the fully resolved configuration, overrides applied, and
+/// `--arch FILE` reproduces the run from it; `run` reports the clock and the GPU time.
+#[test]
+fn dump_config_reproduces_the_run() {
+    let d = dir("dump-config");
+    let file = d.join("resolved.toml");
+    let (ok, first, stderr) = warpsim(&["run", "vector_add", "--arch", "volta-gv100", "--set", "l2.size_kib=3072", "--json", "--dump-config", file.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("size_kib = 3072") && text.starts_with("# The fully resolved configuration"), "{text}");
+    let (ok, again, stderr) = warpsim(&["run", "vector_add", "--arch", file.to_str().unwrap(), "--json"]);
+    assert!(ok, "{stderr}");
+    let (a, b): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&first).unwrap(), serde_json::from_str(&again).unwrap());
+    assert_eq!(a["cycles"], b["cycles"]);
+    assert_eq!(a["clock_mhz"], 1530.0);
+    let (t, c) = (a["time_us"].as_f64().unwrap(), a["cycles"].as_f64().unwrap());
+    assert!((t * 1530.0 - c).abs() < 1e-6 * c, "{t} µs, {c} cycles");
+}

@@ -197,7 +197,7 @@ fn reports_of_a_sweep_and_of_a_run() {
     check_report(
         &out.join("results.csv"),
         &page,
-        &["cycles_vs_l2_size_kib", "cycles_norm_vs_l2_size_kib", "ipc_vs_sm_sub_partitions", "speedup_l2_size_kib", "stalls", "roofline"],
+        &["cycles_vs_l2_size_kib", "time_norm_vs_l2_size_kib", "ipc_vs_sm_sub_partitions", "speedup_l2_size_kib", "stalls", "roofline"],
     );
     let html = read(page.join("index.html"));
     assert!(html.contains("figures/roofline.svg") && html.contains("<table>"), "{html}");
@@ -226,4 +226,33 @@ fn a_second_sweep_into_a_busy_directory_is_refused() {
     std::fs::remove_file(out.join(".warpsim-sweep.lock")).unwrap();
     sweep(&out, &[]);
     assert!(out.join("results.csv").exists() && !out.join(".warpsim-sweep.lock").exists());
+}
+
+/// A sweep over three presets with different clocks (reports/examples/three_clocks.toml): every
+/// row carries its preset's clock and the GPU time, time × clock = cycles, and the report's
+/// cross-preset speedups are ratios of times (a ratio of cycles would be off by the clock ratio).
+#[test]
+fn sweeps_carry_time_and_cross_preset_speedups_use_it() {
+    let out = dir("clocks");
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/reports/examples/three_clocks.toml");
+    let (ok, stdout, stderr) = warpsim(&["sweep", "--spec", spec, "-q", "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    let results = warpsim_sweep::Results::read(&out.join("results.csv")).unwrap();
+    assert_eq!(results.rows.len(), 6);
+    let csv = read(out.join("results.csv"));
+    assert!(csv.lines().next().unwrap().contains(",cycles,clock_mhz,time_us,"), "{csv}");
+    for r in &results.rows {
+        let cfg = warpsim_sim::presets::preset(&r.arch).unwrap();
+        assert_eq!(r.clock_mhz, Some(cfg.clock.sm_mhz), "{}", r.arch);
+        let (t, c) = (r.time_us().unwrap(), r.m.cycles.unwrap() as f64);
+        assert!((t * cfg.clock.sm_mhz - c).abs() <= 1e-9 * c, "{} {}: {t} µs × {} MHz ≠ {c}", r.arch, r.workload, cfg.clock.sm_mhz);
+        // Each row names its fully resolved configuration, which reads back as the preset.
+        let dumped = read(out.join(&r.config));
+        assert_eq!(warpsim_sim::config::ArchConfig::from_toml(&dumped, &r.config).unwrap(), cfg, "{}", r.config);
+    }
+    let page = out.join("report");
+    let (ok, stdout, stderr) = warpsim(&["report", out.join("results.csv").to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    let md = read(page.join("index.md"));
+    assert!(md.contains("Speedup in GPU time") && md.contains("presets: hopper-h200, ampere-ga100, volta-gv100"), "{md}");
 }

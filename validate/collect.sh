@@ -35,7 +35,8 @@ mkdir -p "$DIR"
 SECONDS=0
 step() { printf '\n=== [%4ds] %s\n' "$SECONDS" "$*"; }
 
-# Metrics. BASE must work (standard names on sm_90); the groups are extras kept only if ncu
+# Metrics: every counter of the simulator's registry (`warpsim metrics`, sim/src/counters.rs;
+# a test in validate/tests/counters.rs keeps this list a superset) and more. BASE must work (standard names on sm_90); the groups are extras kept only if ncu
 # accepts them. Replays: ncu needs several passes for this many counters; every pass replays
 # one short kernel, so the cost is mostly per kernel, not per metric.
 BASE=gpc__cycles_elapsed.max,gpu__time_duration.sum,sm__cycles_active.avg,smsp__inst_executed.sum,\
@@ -56,6 +57,7 @@ EXTRA=(
   "lts__t_sectors_srcunit_ltcfabric.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__d_sectors_fill_device.sum,lts__d_sectors_fill_sysmem.sum"
   "lts__t_sectors.sum,lts__t_requests.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
   "lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex.sum"
+  "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum,smsp__sass_thread_inst_executed_op_hmul_pred_on.sum,smsp__sass_thread_inst_executed_op_hfma_pred_on.sum,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum"
   "$(for s in long_scoreboard short_scoreboard barrier membar mio_throttle lg_throttle math_pipe_throttle wait \
       not_selected selected no_instruction branch_resolving dispatch_stall drain imc_miss tex_throttle sleeping misc; do
       printf 'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio,' "$s"; done | sed 's/,$//')"

@@ -43,6 +43,7 @@ fn falls_through(p: &Program, pc: usize) -> bool {
 }
 
 /// Basic blocks of the whole program and the reconvergence point of every instruction.
+#[allow(clippy::needless_range_loop)] // lane/dimension-indexed arrays side by side
 pub fn analyze(p: &Program) -> (Vec<Block>, Vec<u32>) {
     let mut blocks = Vec::new();
     let mut reconv = vec![RECONV_EXIT; p.insts.len()];

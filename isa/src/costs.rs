@@ -122,6 +122,33 @@ impl Class {
         }
     }
 
+    /// What the class covers, in one line (the parameter table's doc of `machine_ops.<name>`).
+    pub fn doc(self) -> &'static str {
+        match self {
+            Class::Entry => "the kernel prologue (stack pointer, parameter base) once per thread",
+            Class::LdParam => "`ld.param` (ptxas folds most into constant-bank operands)",
+            Class::MovSpecial => "`mov` from a special register (`%tid`, `%ctaid`, S2R/S2UR)",
+            Class::Move => "register-to-register `mov` (ptxas removes most by renaming)",
+            Class::Cvta => "`cvta` address-space conversion (folds into the address)",
+            Class::CvtZeroExtend => "integer zero extension",
+            Class::CvtSignExtend => "integer sign extension (one shift)",
+            Class::DivF32Approx => "`div.approx/.full.f32` (MUFU.RCP and a multiply)",
+            Class::DivF32 => "IEEE `div.rn.f32` (the Newton sequence)",
+            Class::DivF64 => "IEEE `div.rn.f64` (the Newton sequence in FP64)",
+            Class::DivInt => "32-bit and narrower integer `div`/`rem`",
+            Class::DivInt64 => "64-bit integer `div`/`rem` (a subroutine)",
+            Class::SqrtF32 => "IEEE `sqrt`/`rcp` in f32 (not `.approx`)",
+            Class::SqrtF64 => "IEEE `sqrt`/`rcp` in f64",
+            Class::Int64 => "64-bit integer add/sub/min/max/neg/abs/logic (two 32-bit operations)",
+            Class::Shift64 => "64-bit shifts",
+            Class::Mul64 => "64-bit `mul.lo`/`mad.lo` (not `.wide`)",
+            Class::Setp64 => "64-bit integer comparisons",
+            Class::SfuRangeReduced => "`sin`/`cos.approx.f32` (range reduction and MUFU)",
+            Class::SfuDenormalGuard => "`ex2`/`rsqrt.approx.f32` without `.ftz` (MUFU inside a denormal guard)",
+            Class::Other => "every other instruction (one SASS instruction by default)",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.name() == name)
     }

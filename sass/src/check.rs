@@ -163,10 +163,8 @@ fn writes(i: &Instruction) -> Regs {
     for o in &i.operands {
         match &o.value {
             Value::Pred(_) => continue,
-            Value::Reg(r) if !PRED_DEST.contains(&i.opcode.as_str()) => {
-                if !r.is_zero() {
-                    out.add(r.uniform, r.index, width);
-                }
+            Value::Reg(r) if !PRED_DEST.contains(&i.opcode.as_str()) && !r.is_zero() => {
+                out.add(r.uniform, r.index, width);
             }
             _ => {}
         }

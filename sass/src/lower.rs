@@ -73,7 +73,7 @@ pub struct LowerError {
 /// Lowers `kernel` of `module` to a program. `ptx` is the PTX program ptxas compiled it from
 /// (the same entry): it gives the parameters (their order, sizes and alignments), the shared
 /// memory sizes and the source file table.
-pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, LowerError> {
+pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Box<LowerError>> {
     let arch = module.arch.clone().unwrap_or_default();
     let k = module.kernel(kernel).ok_or_else(|| LowerError {
         kernel: kernel.to_string(),
@@ -105,7 +105,7 @@ pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Lo
 
 /// Parses a listing and lowers its kernel `entry` ([`lower`]); a listing that does not parse is
 /// reported as a [`LowerError`] too (opcode empty).
-pub fn lower_listing(text: &str, entry: &str, ptx: &Program) -> Result<Program, LowerError> {
+pub fn lower_listing(text: &str, entry: &str, ptx: &Program) -> Result<Program, Box<LowerError>> {
     let module = crate::parse(text).map_err(|e| LowerError {
         kernel: entry.to_string(),
         pc: 0,
@@ -117,15 +117,15 @@ pub fn lower_listing(text: &str, entry: &str, ptx: &Program) -> Result<Program, 
     lower(&module, entry, ptx)
 }
 
-fn err(k: &Kernel, inst: Option<&Instruction>, opcode: &str, reason: String) -> LowerError {
-    LowerError {
+fn err(k: &Kernel, inst: Option<&Instruction>, opcode: &str, reason: String) -> Box<LowerError> {
+    Box::new(LowerError {
         kernel: k.name.clone(),
         pc: inst.map_or(0, |i| i.pc),
         text: inst.map_or(String::new(), Instruction::text),
         opcode: opcode.to_string(),
         source_line: inst.and_then(|i| i.source.as_ref()).map(ToString::to_string),
         reason,
-    }
+    })
 }
 
 /// Bytes of per-thread stack the kernel's code takes from `R1` (`IADD3`/`VIADD R1, R1, -N`).

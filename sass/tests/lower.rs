@@ -35,7 +35,7 @@ fn listing(body: &str) -> String {
     text
 }
 
-fn lower(body: &str) -> Result<warpsim_isa::Program, warpsim_sass::lower::LowerError> {
+fn lower(body: &str) -> Result<warpsim_isa::Program, Box<warpsim_sass::lower::LowerError>> {
     let ptx = warpsim_isa::load(PTX, "k.ptx").unwrap().remove(0);
     warpsim_sass::lower::lower_listing(&listing(body), "k", &ptx)
 }

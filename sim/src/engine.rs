@@ -23,7 +23,8 @@ use crate::memory::DeviceMemory;
 use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
 use crate::gpc::Gpc;
-use crate::sm::{IssueTable, Sm, SmStats, PENDING, STALL_NAMES};
+use crate::counters::{Counter, Stall};
+use crate::sm::{IssueTable, Sm, SmStats, PENDING};
 use crate::watchdog::{Limits, Watch};
 
 /// How to run.
@@ -40,7 +41,7 @@ pub struct RunOptions {
 }
 
 /// When a CTA ran, and where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CtaSpan {
     pub sm: u32,
     pub cta: u64,
@@ -61,6 +62,13 @@ pub struct TimingResult {
     pub occupancy_ctas_per_sm: u32,
     pub occupancy_limiter: String,
     pub sim_seconds: f64,
+}
+
+impl TimingResult {
+    /// A counter's value (0 when the run did not produce it, which a registered counter always is).
+    pub fn get(&self, c: Counter) -> f64 {
+        self.counters.get(c.name()).copied().unwrap_or(0.0)
+    }
 }
 
 /// Cycles per window: no cross-SM effect is faster than this.
@@ -307,45 +315,45 @@ fn result(
         }
     }
     let mut c = BTreeMap::new();
-    let mut put = |k: &str, v: f64| {
-        c.insert(k.to_string(), v);
+    let mut put = |k: Counter, v: f64| {
+        c.insert(k.name().to_string(), v);
     };
-    put("gpc__cycles_elapsed.max", cycles as f64);
-    put("smsp__inst_executed.sum", s.inst_executed as f64);
+    put(Counter::CyclesElapsed, cycles as f64);
+    put(Counter::InstExecuted, s.inst_executed as f64);
     let peak = s.active_cycles as f64 * cfg.sm.max_warps as f64;
-    put("sm__warps_active.avg.pct_of_peak_sustained_active", if peak > 0.0 { 100.0 * s.warp_cycles as f64 / peak } else { 0.0 });
-    put("sm__cycles_active.avg", s.active_cycles as f64 / cfg.sm.count.max(1) as f64);
-    put("dram__bytes_read.sum", ms.dram.bytes_read as f64);
-    put("dram__bytes_write.sum", ms.dram.bytes_written as f64);
-    put("lts__t_sectors_op_read.sum", ms.stats.sectors_read as f64);
-    put("lts__t_sectors_op_write.sum", ms.stats.sectors_write as f64);
-    put("lts__t_sectors_op_atom.sum", ms.stats.sectors_atom as f64);
-    put("lts__t_sectors_op_red.sum", ms.stats.sectors_red as f64);
+    put(Counter::WarpsActivePct, if peak > 0.0 { 100.0 * s.warp_cycles as f64 / peak } else { 0.0 });
+    put(Counter::SmCyclesActive, s.active_cycles as f64 / cfg.sm.count.max(1) as f64);
+    put(Counter::DramBytesRead, ms.dram.bytes_read as f64);
+    put(Counter::DramBytesWrite, ms.dram.bytes_written as f64);
+    put(Counter::L2SectorsRead, ms.stats.sectors_read as f64);
+    put(Counter::L2SectorsWrite, ms.stats.sectors_write as f64);
+    put(Counter::L2SectorsAtom, ms.stats.sectors_atom as f64);
+    put(Counter::L2SectorsRed, ms.stats.sectors_red as f64);
     let lts = ms.stats.sector_hits + ms.stats.sector_misses;
-    put("lts__t_sector_hit_rate.pct", if lts > 0 { 100.0 * ms.stats.sector_hits as f64 / lts as f64 } else { 0.0 });
-    put("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", s.l1_sectors_global_ld as f64);
-    put("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", s.l1_requests_global_ld as f64);
-    put("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", s.l1_sectors_global_st as f64);
+    put(Counter::L2SectorHitRate, if lts > 0 { 100.0 * ms.stats.sector_hits as f64 / lts as f64 } else { 0.0 });
+    put(Counter::L1SectorsGlobalLd, s.l1_sectors_global_ld as f64);
+    put(Counter::L1RequestsGlobalLd, s.l1_requests_global_ld as f64);
+    put(Counter::L1SectorsGlobalSt, s.l1_sectors_global_st as f64);
     put(
-        "l1tex__t_sector_hit_rate.pct",
+        Counter::L1SectorHitRate,
         if s.l1_sectors_global_ld > 0 { 100.0 * s.l1_hit_sectors_global_ld as f64 / s.l1_sectors_global_ld as f64 } else { 0.0 },
     );
-    put("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", s.smem_bank_conflicts as f64);
-    put("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", s.smem_wavefronts as f64);
-    put("launch__registers_per_thread", opts.regs_per_thread as f64);
-    put("launch__occupancy_limit_blocks", occ.limits.blocks as f64);
-    put("launch__occupancy_limit_warps", occ.limits.warps as f64);
-    put("launch__occupancy_limit_registers", occ.limits.registers as f64);
-    put("launch__occupancy_limit_shared_mem", occ.limits.shared_mem as f64);
-    for (name, n) in crate::flops::NAMES.iter().zip(s.flops) {
-        put(name, n as f64);
+    put(Counter::SmemBankConflicts, s.smem_bank_conflicts as f64);
+    put(Counter::SmemWavefronts, s.smem_wavefronts as f64);
+    put(Counter::RegistersPerThread, opts.regs_per_thread as f64);
+    put(Counter::OccupancyLimitBlocks, occ.limits.blocks as f64);
+    put(Counter::OccupancyLimitWarps, occ.limits.warps as f64);
+    put(Counter::OccupancyLimitRegisters, occ.limits.registers as f64);
+    put(Counter::OccupancyLimitSharedMem, occ.limits.shared_mem as f64);
+    for (counter, n) in crate::flops::COUNTERS.into_iter().zip(s.flops) {
+        put(counter, n as f64);
     }
-    put("sm__inst_executed.avg.per_cycle_active", if s.active_cycles > 0 { s.inst_executed as f64 / s.active_cycles as f64 } else { 0.0 });
+    put(Counter::IpcActive, if s.active_cycles > 0 { s.inst_executed as f64 / s.active_cycles as f64 } else { 0.0 });
     let total_stall: u64 = s.stall_cycles.iter().sum();
-    let stalls = STALL_NAMES
+    let stalls = Stall::ALL
         .iter()
         .zip(s.stall_cycles)
-        .map(|(n, v)| (n.to_string(), if total_stall > 0 { v as f64 / total_stall as f64 } else { 0.0 }))
+        .map(|(n, v)| (n.name().to_string(), if total_stall > 0 { v as f64 / total_stall as f64 } else { 0.0 }))
         .collect();
     TimingResult {
         cycles,

@@ -178,6 +178,13 @@ pub struct Env<'a> {
     pub asyncs: &'a mut Vec<AsyncEvent>,
 }
 
+/// `%globaltimer`: nanoseconds of `cycles` SM cycles at `mhz`, in whole kHz so that integral
+/// clocks divide exactly (1980 MHz: cycles × 1000 / 1980).
+fn globaltimer_ns(cycles: u64, mhz: f64) -> u64 {
+    let khz = ((mhz * 1000.0).round() as u128).max(1);
+    u64::try_from(u128::from(cycles) * 1_000_000 / khz).unwrap_or(u64::MAX)
+}
+
 /// Iterates the set bits of a lane mask.
 #[inline]
 pub(crate) fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
@@ -205,13 +212,13 @@ pub(crate) struct Ctx<'e, 'a> {
 
 impl Ctx<'_, '_> {
     pub(crate) fn fault(&self, w: &Warp, lane: usize, kind: FaultKind) -> Fault {
-        Fault {
+        Fault::new(crate::fault::FaultInfo {
             kernel: self.env.k.prog.name.clone(),
             cta: self.env.ctas[self.env.me].id,
             thread: thread_index(self.env.k, w.slot, lane),
             location: self.env.k.prog.source_line(self.pc),
             kind,
-        }
+        })
     }
 
     pub(crate) fn unsupported(&self, w: &Warp, lane: usize, e: Unsupported) -> Fault {
@@ -241,7 +248,7 @@ impl Ctx<'_, '_> {
             SReg::Nctaid(c) => d.grid[c as usize] as u64,
             SReg::Laneid => lane as u64,
             SReg::Warpid => w.slot as u64,
-            SReg::Nwarpid => 64,
+            SReg::Nwarpid => u64::from(self.env.k.max_warps),
             SReg::Smid => cta.smid as u64,
             SReg::Nsmid => k.nsm as u64,
             SReg::Gridid => 1,
@@ -249,9 +256,9 @@ impl Ctx<'_, '_> {
             SReg::ClockHi => self.env.clock >> 32,
             SReg::Clock64 => self.env.clock,
             // The simulated SM clock in nanoseconds at 1.98 GHz (the timing model's clock).
-            SReg::Globaltimer => self.env.clock * 1000 / 1980,
-            SReg::GlobaltimerLo => (self.env.clock * 1000 / 1980) & 0xFFFF_FFFF,
-            SReg::GlobaltimerHi => (self.env.clock * 1000 / 1980) >> 32,
+            SReg::Globaltimer => globaltimer_ns(self.env.clock, self.env.k.sm_mhz),
+            SReg::GlobaltimerLo => globaltimer_ns(self.env.clock, self.env.k.sm_mhz) & 0xFFFF_FFFF,
+            SReg::GlobaltimerHi => globaltimer_ns(self.env.clock, self.env.k.sm_mhz) >> 32,
             SReg::LanemaskEq => 1u64 << lane,
             SReg::LanemaskLe => (1u64 << (lane + 1)) - 1,
             SReg::LanemaskLt => (1u64 << lane) - 1,
@@ -1398,4 +1405,19 @@ fn address_op(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(
         c.write_dst(w, &inst.ops[0], l, v, 0);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::globaltimer_ns;
+
+    #[test]
+    fn globaltimer_counts_nanoseconds_of_the_presets_clock() {
+        for c in [0u64, 1, 1979, 1980, 123_456_789] {
+            assert_eq!(globaltimer_ns(c, 1980.0), c * 1000 / 1980, "the H200's clock as before");
+        }
+        assert_eq!(globaltimer_ns(1530, 1530.0), 1000);
+        assert_eq!(globaltimer_ns(1_410_000, 1410.0), 1_000_000);
+        assert_eq!(globaltimer_ns(u64::MAX, 1.0), u64::MAX);
+    }
 }

@@ -40,9 +40,14 @@ pub enum FaultKind {
     Watchdog(Box<crate::watchdog::Runaway>),
 }
 
-/// A fault in a running kernel.
+/// A fault in a running kernel: boxed, so that the `Result<_, Fault>` every execution step
+/// returns stays one pointer wide on its error side (fields read through `Deref`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
+pub struct Fault(Box<FaultInfo>);
+
+/// Where a fault happened and what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultInfo {
     pub kernel: String,
     pub cta: [u32; 3],
     pub thread: [u32; 3],
@@ -52,9 +57,26 @@ pub struct Fault {
 }
 
 impl Fault {
+    pub fn new(info: FaultInfo) -> Fault {
+        Fault(Box::new(info))
+    }
+
     /// A fault not tied to one thread (launch errors, deadlocks).
     pub fn global(kernel: &str, kind: FaultKind) -> Fault {
-        Fault { kernel: kernel.to_string(), cta: [0; 3], thread: [0; 3], location: String::new(), kind }
+        Fault::new(FaultInfo { kernel: kernel.to_string(), cta: [0; 3], thread: [0; 3], location: String::new(), kind })
+    }
+}
+
+impl std::ops::Deref for Fault {
+    type Target = FaultInfo;
+    fn deref(&self) -> &FaultInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Fault {
+    fn deref_mut(&mut self) -> &mut FaultInfo {
+        &mut self.0
     }
 }
 

@@ -8,25 +8,27 @@
 //! here (ncu counts them on separate pipes).
 
 use warpsim_isa::inst::{Inst, Op};
+
+use crate::counters::Counter;
 use warpsim_isa::types::Ty;
 
-/// Counter names, indexed by [`kind`]: precision (half, single, double) × (add, mul, fma).
-pub const NAMES: [&str; 9] = [
-    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+/// The counters, indexed by [`kind`]: precision (half, single, double) × (add, mul, fma).
+pub const COUNTERS: [Counter; 9] = [
+    Counter::FlopsHadd,
+    Counter::FlopsHmul,
+    Counter::FlopsHfma,
+    Counter::FlopsFadd,
+    Counter::FlopsFmul,
+    Counter::FlopsFfma,
+    Counter::FlopsDadd,
+    Counter::FlopsDmul,
+    Counter::FlopsDfma,
 ];
 
-/// FLOPs per counted thread instruction, by position in [`NAMES`].
+/// FLOPs per counted thread instruction, by position in [`COUNTERS`].
 pub const FLOPS_PER_INST: [f64; 9] = [1.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0];
 
-/// The [`NAMES`] index an instruction counts under, if it is a floating-point add, multiply or
+/// The [`COUNTERS`] index an instruction counts under, if it is a floating-point add, multiply or
 /// fused multiply-add.
 pub fn kind(i: &Inst) -> Option<usize> {
     let op = match i.op {
@@ -56,7 +58,7 @@ mod tests {
         // In source order (lowering's scheduler may reorder independent instructions).
         let mut insts: Vec<_> = p.insts.iter().collect();
         insts.sort_by_key(|i| i.loc.ptx.line);
-        insts.iter().map(|i| kind(i).map(|k| NAMES[k])).collect()
+        insts.iter().map(|i| kind(i).map(|k| COUNTERS[k].name())).collect()
     }
 
     #[test]
@@ -65,7 +67,7 @@ mod tests {
             "add.f32 %f1, %f2, %f3;\nsub.f64 %d1, %d2, %d3;\nmul.rn.f32 %f1, %f2, %f3;\nfma.rn.f64 %d1, %d2, %d3, %d1;\n\
              mad.rn.f32 %f1, %f2, %f3, %f1;\nfma.rn.f16 %h1, %h2, %h3, %h1;\nadd.s32 %r1, %r2, %r3;\nmax.f32 %f1, %f2, %f3;",
         );
-        let name = |s: &str| Some(NAMES.iter().copied().find(|n| n.contains(&format!("op_{s}_"))).unwrap());
+        let name = |s: &str| Some(COUNTERS.iter().map(|c| c.name()).find(|n| n.contains(&format!("op_{s}_"))).unwrap());
         assert_eq!(
             k[..8],
             [name("fadd"), name("dadd"), name("fmul"), name("dfma"), name("ffma"), name("hfma"), None, None]

@@ -9,15 +9,25 @@ use crate::functional::{self, FunctionalStats};
 use crate::kernel::{load_symbols, Kernel, LaunchDims};
 use crate::memory::DeviceMemory;
 
-/// A simulated device: its memory and SM count.
+/// A simulated device: its memory, SM count, and what special registers read of its shape.
 pub struct Gpu {
     pub mem: DeviceMemory,
     pub nsm: u32,
+    /// SM clock (MHz): `%globaltimer` counts nanoseconds of it.
+    pub sm_mhz: f64,
+    /// Warp slots per SM: `%nwarpid`.
+    pub max_warps: u32,
 }
 
 impl Gpu {
+    /// A device of `nsm` SMs, otherwise shaped like the H200 (1980 MHz, 64 warps per SM).
     pub fn new(nsm: u32) -> Gpu {
-        Gpu { mem: DeviceMemory::new(), nsm }
+        Gpu { mem: DeviceMemory::new(), nsm, sm_mhz: 1980.0, max_warps: 64 }
+    }
+
+    /// A device of `cfg`'s shape: its SM count, clock and warp slots.
+    pub fn of(cfg: &crate::config::ArchConfig) -> Gpu {
+        Gpu { mem: DeviceMemory::new(), nsm: cfg.sm.count, sm_mhz: cfg.clock.sm_mhz, max_warps: cfg.sm.max_warps }
     }
 
     /// Allocates a buffer and copies `bytes` into it; returns its device address.
@@ -37,7 +47,9 @@ impl Gpu {
     /// Loads the program's globals and builds a kernel for a launch.
     pub fn kernel(&mut self, prog: Arc<Program>, dims: LaunchDims, params: Vec<u8>) -> Result<Kernel, Fault> {
         let syms = load_symbols(&prog, &mut self.mem);
-        Kernel::new(prog, dims, params, syms, self.nsm)
+        let mut k = Kernel::new(prog, dims, params, syms, self.nsm)?;
+        (k.sm_mhz, k.max_warps) = (self.sm_mhz, self.max_warps);
+        Ok(k)
     }
 
     /// Runs a launch functionally (no timing), under the watchdog's default limits.

@@ -53,6 +53,10 @@ pub struct Kernel {
     pub smem_bytes: u32,
     /// Number of SMs (for `%nsmid`, `%smid`).
     pub nsm: u32,
+    /// SM clock (MHz) that `%globaltimer` converts cycles to nanoseconds with.
+    pub sm_mhz: f64,
+    /// Warp slots per SM (`%nwarpid`).
+    pub max_warps: u32,
     /// Per-thread local memory limit in bytes.
     pub local_limit: u64,
     /// Per register: the mask of its declared width, or 0 for predicates (stored as 0/1).
@@ -133,6 +137,7 @@ impl Kernel {
             return bad(format!("{frame} bytes of local memory per thread exceed the {LOCAL_LIMIT} a thread may use"));
         }
         let reg_mask = prog.regs.iter().map(|r| if r.ty == warpsim_isa::types::Ty::Pred { 0 } else { r.ty.mask() }).collect();
-        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, local_limit: LOCAL_LIMIT, reg_mask })
+        // The H200's clock and warp slots until the device sets its own (`Gpu::kernel`).
+        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, sm_mhz: 1980.0, max_warps: 64, local_limit: LOCAL_LIMIT, reg_mask })
     }
 }

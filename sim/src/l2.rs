@@ -189,7 +189,7 @@ impl MemSys {
     }
 
     fn key(h: Home) -> u64 {
-        h.run * LINE | u64::from(h.partition) << PARTITION_SHIFT
+        (h.run * LINE) | (u64::from(h.partition) << PARTITION_SHIFT)
     }
 
     /// The line address a slice's tag-store key stands for (inverse of `home` and `key`).

@@ -105,15 +105,14 @@ fn entry_program(w: &Workload) -> Result<Program, RunError> {
     })
 }
 
-/// Lowers the workload's kernel and lays out its device memory and parameters.
-pub fn prepare(w: &Workload, nsm: u32) -> Result<Prepared, RunError> {
-    prepare_with(w, nsm, entry_program(w)?)
+/// Lowers the workload's kernel and lays out its device memory and parameters on `gpu`.
+pub fn prepare(w: &Workload, gpu: Gpu) -> Result<Prepared, RunError> {
+    prepare_with(w, gpu, entry_program(w)?)
 }
 
 /// [`prepare`] with the program given: the workload's kernel lowered some other way (from the
 /// SASS ptxas made of it, `warpsim-sass`), whose parameter symbols say where each argument goes.
-pub fn prepare_with(w: &Workload, nsm: u32, prog: Program) -> Result<Prepared, RunError> {
-    let mut gpu = Gpu::new(nsm);
+pub fn prepare_with(w: &Workload, mut gpu: Gpu, prog: Program) -> Result<Prepared, RunError> {
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
         let addr = gpu.mem.alloc(&spec.name, spec.bytes(), 256);
@@ -259,7 +258,7 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
 /// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, nsm)?;
+    let mut p = prepare(w, Gpu::new(nsm))?;
     let k = p.kernel()?;
     functional_outcome(w, p, k, &Limits::default(), t)
 }
@@ -267,7 +266,7 @@ pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
 /// [`run_functional`] of the workload's kernel as `prog` (see [`prepare_with`]).
 pub fn run_functional_with(w: &Workload, nsm: u32, prog: Program) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare_with(w, nsm, prog)?;
+    let mut p = prepare_with(w, Gpu::new(nsm), prog)?;
     let k = p.kernel()?;
     functional_outcome(w, p, k, &Limits::default(), t)
 }
@@ -277,7 +276,7 @@ pub fn run_functional_with(w: &Workload, nsm: u32, prog: Program) -> Result<Outc
 /// `limits` (the clock is warp instructions).
 pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, cfg.sm.count)?;
+    let mut p = prepare(w, Gpu::of(cfg))?;
     let k = p.kernel()?;
     crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
         .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
@@ -293,7 +292,7 @@ fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits,
 /// [`run_functional_within`] of the workload's kernel as `prog` (see [`prepare_with`]).
 pub fn run_functional_program(w: &Workload, cfg: &ArchConfig, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare_with(w, cfg.sm.count, prog)?;
+    let mut p = prepare_with(w, Gpu::of(cfg), prog)?;
     let k = p.kernel()?;
     crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
         .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
@@ -308,14 +307,14 @@ pub fn run_timed(w: &Workload, cfg: &ArchConfig, threads: usize) -> Result<Outco
 /// Runs the workload in time on `cfg` under `limits`.
 pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    timed(w, cfg, threads, limits, prepare(w, cfg.sm.count)?, t)
+    timed(w, cfg, threads, limits, prepare(w, Gpu::of(cfg))?, t)
 }
 
 /// [`run_timed_within`] of the workload's kernel as `prog` (see [`prepare_with`]). A machine-code
 /// program's spill code is in its instructions, so the compiler's spill figures add nothing.
 pub fn run_timed_with(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    timed(w, cfg, threads, limits, prepare_with(w, cfg.sm.count, prog)?, t)
+    timed(w, cfg, threads, limits, prepare_with(w, Gpu::of(cfg), prog)?, t)
 }
 
 fn timed(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, mut p: Prepared, t: Instant) -> Result<Outcome, RunError> {

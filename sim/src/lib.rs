@@ -6,6 +6,7 @@
 //! lowered from `warpsim-isa`, launches as plain data.
 
 pub mod config;
+pub mod counters;
 pub mod banks;
 pub mod coalescer;
 pub mod cache;
@@ -23,7 +24,9 @@ pub mod features;
 pub mod flops;
 pub mod kernel;
 pub mod memory;
+pub mod params;
 pub mod presets;
+pub mod record;
 pub mod warp;
 pub mod watchdog;
 

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use toml::Value;
 
-use crate::config::{ArchConfig, Coalescing, SchedulerPolicy};
+use crate::config::ArchConfig;
 
 /// The embedded presets, oldest generation first.
 const PRESETS: [(&str, &str); 13] = [
@@ -50,10 +50,6 @@ const NAMES: [&str; 13] = [
     "hopper-h200-datasheet",
     "hopper-h200",
 ];
-
-/// The generations `ArchConfig::generation` may name.
-const GENERATIONS: [&str; 10] =
-    ["tesla", "fermi", "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper"];
 
 /// Everything that can go wrong loading, overriding or validating a configuration. Every variant
 /// about a parameter names its key path (`l2.sector`).
@@ -167,19 +163,12 @@ struct Schema {
 fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     SCHEMA.get_or_init(|| {
-        // The embedded H200 preset serves as the reference shape; `every_preset_loads` tests it.
-        let text = preset_source("hopper-h200").unwrap_or_default();
-        let cfg: Option<ArchConfig> = toml::from_str(text).ok();
-        let value = cfg.map(|c| c.to_value()).unwrap_or(Value::Table(Default::default()));
-        let mut leaves = Vec::new();
-        let mut tables = BTreeSet::new();
-        walk(&value, "", &mut |path, v| match v {
-            Value::Table(_) => {
-                tables.insert(path.to_string());
-            }
-            _ => leaves.push(path.to_string()),
-        });
-        tables.remove("");
+        let mut leaves: Vec<String> = crate::params::table().iter().map(|p| p.key.clone()).collect();
+        leaves.sort();
+        let tables = leaves
+            .iter()
+            .flat_map(|l| l.match_indices('.').map(move |(i, _)| l[..i].to_string()))
+            .collect();
         Schema { leaves, tables }
     })
 }
@@ -201,7 +190,7 @@ fn walk(v: &Value, path: &str, f: &mut dyn FnMut(&str, &Value)) {
 }
 
 /// Leaf paths and their values, sorted by path.
-fn flatten(v: &Value) -> BTreeMap<String, Value> {
+pub(crate) fn flatten(v: &Value) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     walk(v, "", &mut |path, v| {
         if !matches!(v, Value::Table(_)) {
@@ -388,6 +377,17 @@ impl ArchConfig {
     }
 }
 
+/// The fully resolved configuration of a run (gem5's `config.ini`): every key, overrides
+/// applied, as a TOML file that `--arch FILE` reads back, under a comment saying what it is.
+pub fn dump_config(cfg: &ArchConfig, what: &str) -> String {
+    format!(
+        "# The fully resolved configuration of {what} (warpsim {}, timing revision {}): every key,\n# overrides applied; `warpsim run --arch THIS_FILE` reproduces it.\n{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::TIMING_REVISION,
+        to_toml(cfg)
+    )
+}
+
 /// The configuration as a TOML document (no source comments: those live in the preset files).
 pub fn to_toml(cfg: &ArchConfig) -> String {
     toml::to_string(cfg).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
@@ -396,30 +396,16 @@ pub fn to_toml(cfg: &ArchConfig) -> String {
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
-fn describe_type(key: &str, v: &Value) -> String {
-    match key {
-        "sm.scheduler" => "one of `lrr`, `gto`, `two-level`".to_string(),
-        "coalescing" => "one of `half-warp-strict`, `half-warp-segments`, `sectors`".to_string(),
-        "compute_capability" => "an array of two integers, e.g. [9, 0]".to_string(),
-        _ => match v {
-            Value::Integer(_) => "a non-negative integer".to_string(),
-            Value::Float(_) => "a number".to_string(),
-            Value::Boolean(_) => "`true` or `false`".to_string(),
-            Value::String(_) => "a string".to_string(),
-            Value::Array(a) => match a.first() {
-                Some(e) => format!("an array of {}s, e.g. [0, 8, 16]", e.type_str()),
-                None => "an array".to_string(),
-            },
-            other => format!("a {}", other.type_str()),
-        },
-    }
+/// What an override of `key` must be, from the parameter table.
+fn describe_type(key: &str) -> String {
+    crate::params::describe_type(key).unwrap_or_else(|| "a value of the type the key has".to_string())
 }
 
 /// Parses `text` to the type of `old`.
 fn parse_like(key: &str, old: &Value, text: &str) -> Result<Value, ConfigError> {
     let wrong = || ConfigError::WrongType {
         key: key.to_string(),
-        expected: describe_type(key, old),
+        expected: describe_type(key),
         given: text.to_string(),
     };
     let t = text.trim();
@@ -514,7 +500,7 @@ pub fn apply_overrides<K: AsRef<str>, V: AsRef<str>>(
         // Deserialize now, so that a value the type rejects (negative, too large, unknown
         // variant, wrong array length) is blamed on this key.
         if let Err(e) = doc.clone().try_into::<ArchConfig>() {
-            let expected = serde_expectation(e.message()).unwrap_or_else(|| describe_type(key, &old));
+            let expected = serde_expectation(e.message()).unwrap_or_else(|| describe_type(key));
             return Err(ConfigError::WrongType { key: key.to_string(), expected, given: text.to_string() });
         }
     }
@@ -527,7 +513,8 @@ pub fn apply_overrides<K: AsRef<str>, V: AsRef<str>>(
 // ---------------------------------------------------------------------------------------------
 // Diff
 
-fn render(v: &Value) -> String {
+/// A value as diffs and errors show it: strings bare, arrays bracketed.
+pub(crate) fn render(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Array(a) => format!("[{}]", a.iter().map(render).collect::<Vec<_>>().join(", ")),
@@ -555,367 +542,19 @@ pub fn diff(a: &ArchConfig, b: &ArchConfig) -> Vec<(String, String, String)> {
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-struct Check {
-    errors: Vec<ConfigError>,
-}
-
-impl Check {
-    fn fail(&mut self, key: &str, value: impl ToString, reason: impl Into<String>) {
-        self.errors.push(ConfigError::Invalid {
-            key: key.to_string(),
-            value: value.to_string(),
-            reason: reason.into(),
-        });
-    }
-    fn positive(&mut self, key: &str, v: u32) {
-        if v == 0 {
-            self.fail(key, v, "must be at least 1");
-        }
-    }
-    fn pow2(&mut self, key: &str, v: u32) {
-        if !v.is_power_of_two() {
-            self.fail(key, v, "must be a power of two");
-        }
-    }
-    fn positive_f(&mut self, key: &str, v: f64) {
-        if !(v.is_finite() && v > 0.0) {
-            self.fail(key, v, "must be a positive finite number");
-        }
-    }
-    /// An upper bound: what the model allocates or waits for grows with the value, and past
-    /// `max` (well beyond any GPU built) it only exhausts the host.
-    fn at_most(&mut self, key: &str, v: u32, max: u32) {
-        if v > max {
-            self.fail(key, v, format!("must be at most {max}"));
-        }
-    }
-    /// A rate or frequency in `[lo, hi]`: far outside it the model's cycle arithmetic overflows.
-    fn within_f(&mut self, key: &str, v: f64, lo: f64, hi: f64) {
-        if v.is_finite() && v > 0.0 && !(lo..=hi).contains(&v) {
-            let shown = if (1e-4..1e15).contains(&v) { v.to_string() } else { format!("{v:e}") };
-            self.fail(key, shown, format!("must be between {lo} and {hi}"));
-        }
-    }
-    /// A sectored cache (`l1`, `l2`): power-of-two line and sector, the sector dividing the line,
-    /// at least one way.
-    fn cache_geometry(&mut self, cache: &str, line: u32, sector: u32, assoc: u32) {
-        self.pow2(&format!("{cache}.line"), line);
-        self.pow2(&format!("{cache}.sector"), sector);
-        if sector > line {
-            self.fail(&format!("{cache}.sector"), sector, format!("must divide {cache}.line ({line})"));
-        }
-        self.positive(&format!("{cache}.assoc"), assoc);
-    }
-}
-
 impl ArchConfig {
-    /// Checks the ranges and relations the timing model relies on. The first problem found is
-    /// returned, naming its key path.
+    /// Checks the ranges and relations the timing model relies on, as the parameter table
+    /// ([`crate::params`]) declares them. The first problem found is returned, naming its key path.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let mut c = Check { errors: Vec::new() };
-        let f = &self.features;
-
-        if self.name.trim().is_empty() {
-            c.fail("name", "\"\"", "must not be empty");
-        }
-        if !GENERATIONS.contains(&self.generation.as_str()) {
-            c.fail("generation", &self.generation, format!("must be one of {}", GENERATIONS.join(", ")));
-        }
-        if self.compute_capability[0] == 0 {
-            c.fail(
-                "compute_capability",
-                format!("{:?}", self.compute_capability),
-                "major version must be at least 1",
-            );
-        }
-        c.positive_f("clock.sm_mhz", self.clock.sm_mhz);
-
-        // SM
-        let sm = &self.sm;
-        c.positive("sm.count", sm.count);
-        c.positive("sm.gpcs", sm.gpcs);
-        if sm.gpcs > sm.count {
-            c.fail("sm.gpcs", sm.gpcs, format!("must not exceed sm.count ({})", sm.count));
-        }
-        c.positive("sm.sub_partitions", sm.sub_partitions);
-        c.positive("sm.issue_width", sm.issue_width);
-        c.positive("sm.max_warps", sm.max_warps);
-        if sm.max_warps < sm.sub_partitions {
-            c.fail("sm.max_warps", sm.max_warps, "must be at least sm.sub_partitions");
-        }
-        c.positive("sm.max_ctas", sm.max_ctas);
-        if sm.max_threads < 32 || sm.max_threads > sm.max_warps.saturating_mul(32) {
-            c.fail(
-                "sm.max_threads",
-                sm.max_threads,
-                format!("must be between 32 and sm.max_warps × 32 ({})", sm.max_warps.saturating_mul(32)),
-            );
-        }
-        c.positive("sm.registers", sm.registers);
-        c.pow2("sm.reg_alloc_unit", sm.reg_alloc_unit);
-        if sm.reg_alloc_unit > sm.registers {
-            c.fail("sm.reg_alloc_unit", sm.reg_alloc_unit, "must not exceed sm.registers");
-        }
-        if sm.max_regs_per_thread == 0 || sm.max_regs_per_thread > 255 {
-            c.fail("sm.max_regs_per_thread", sm.max_regs_per_thread, "must be between 1 and 255");
-        } else if sm.max_regs_per_thread.saturating_mul(32) > sm.registers {
-            c.fail(
-                "sm.max_regs_per_thread",
-                sm.max_regs_per_thread,
-                "one warp at this many registers must fit in sm.registers",
-            );
-        }
-        c.positive("sm.smem_kib", sm.smem_kib);
-        if sm.smem_per_cta_kib == 0 || sm.smem_per_cta_kib > sm.smem_kib {
-            c.fail(
-                "sm.smem_per_cta_kib",
-                sm.smem_per_cta_kib,
-                format!("must be between 1 and sm.smem_kib ({})", sm.smem_kib),
-            );
-        }
-        if u64::from(sm.smem_reserved_per_cta) >= u64::from(sm.smem_kib) * 1024 {
-            c.fail("sm.smem_reserved_per_cta", sm.smem_reserved_per_cta, "must be smaller than sm.smem_kib");
-        }
-        c.pow2("sm.smem_alloc_unit", sm.smem_alloc_unit);
-        if sm.unified_l1_kib > 0 && sm.smem_kib > sm.unified_l1_kib {
-            c.fail(
-                "sm.smem_kib",
-                sm.smem_kib,
-                format!("must not exceed sm.unified_l1_kib ({})", sm.unified_l1_kib),
-            );
-        }
-        if !sm.smem_carveouts_kib.is_empty() {
-            let v = format!("{:?}", sm.smem_carveouts_kib);
-            if sm.smem_carveouts_kib.windows(2).any(|w| w[0] >= w[1]) {
-                c.fail("sm.smem_carveouts_kib", &v, "must be strictly ascending");
-            }
-            if sm.smem_carveouts_kib.last() != Some(&sm.smem_kib) {
-                c.fail("sm.smem_carveouts_kib", &v, format!("must end at sm.smem_kib ({})", sm.smem_kib));
-            }
-        }
-        if sm.unified_l1_kib > 0 && self.l1.fixed_kib > 0 {
-            c.fail(
-                "l1.fixed_kib",
-                self.l1.fixed_kib,
-                "must be 0 when sm.unified_l1_kib is set (the L1 gets what the carve-out leaves)",
-            );
-        }
-        c.positive("sm.two_level_active", sm.two_level_active);
-        if sm.scheduler == SchedulerPolicy::TwoLevel {
-            let per_sp = sm.max_warps / sm.sub_partitions.max(1);
-            if sm.two_level_active > per_sp {
-                c.fail(
-                    "sm.two_level_active",
-                    sm.two_level_active,
-                    format!("must not exceed the warps per sub-partition ({per_sp})"),
-                );
-            }
-        }
-
-        // Pipes
-        let p = &self.pipes;
-        let pipes = [
-            ("fp32", p.fp32),
-            ("int", p.int),
-            ("imul", p.imul),
-            ("fp64", p.fp64),
-            ("fp16", p.fp16),
-            ("sfu", p.sfu),
-            ("conv", p.conv),
-            ("alu", p.alu),
-            ("branch", p.branch),
-            ("warp", p.warp),
-            ("lsu", p.lsu),
-        ];
-        for (name, pipe) in pipes {
-            let key = format!("pipes.{name}.lanes");
-            if pipe.lanes == 0 || pipe.lanes > 32 || 32 % pipe.lanes != 0 {
-                c.fail(&key, pipe.lanes, "must divide 32 (1, 2, 4, 8, 16 or 32): a warp instruction occupies the pipe for 32 / lanes cycles");
-            }
-            c.positive(&format!("pipes.{name}.latency"), pipe.latency);
-        }
-        if p.tensor.lanes > 32 {
-            c.fail("pipes.tensor.lanes", p.tensor.lanes, "must be at most 32");
-        }
-
-        // Tensor cores
-        if f.tensor_cores {
-            c.positive("pipes.tensor.latency", p.tensor.latency);
-            c.positive("tensor.fp16_fma_per_cycle", self.tensor.fp16_fma_per_cycle);
-        }
-        c.positive("tensor.wgmma_n_divisor", self.tensor.wgmma_n_divisor);
-        if f.wgmma {
-            c.positive("tensor.wgmma_base_latency", self.tensor.wgmma_base_latency);
-        }
-
-        // Shared memory
-        c.pow2("smem.banks", self.smem.banks);
-        c.pow2("smem.bank_bytes", self.smem.bank_bytes);
-        c.positive("smem.latency", self.smem.latency);
-        c.positive("smem.wavefront_cycles", self.smem.wavefront_cycles);
-
-        // L1
-        let l1 = &self.l1;
-        c.cache_geometry("l1", l1.line, l1.sector, l1.assoc);
-        c.positive("l1.mshrs", l1.mshrs);
-        c.positive("l1.sectors_per_cycle", l1.sectors_per_cycle);
-        c.positive("l1.lines_per_cycle", l1.lines_per_cycle);
-        if f.l1_caches_global {
-            c.positive("l1.latency", l1.latency);
-            if sm.unified_l1_kib == 0 && l1.fixed_kib == 0 {
-                c.fail("l1.fixed_kib", l1.fixed_kib, "global loads are cached in L1 (features.l1_caches_global), so the L1 needs a size here or in sm.unified_l1_kib");
-            }
-        }
-
-        // L2 (size 0: no L2 for global data, as on Tesla)
-        let l2 = &self.l2;
-        c.positive("l2.slices", l2.slices);
-        c.cache_geometry("l2", l2.line, l2.sector, l2.assoc);
-        c.positive("l2.partitions", l2.partitions);
-        c.pow2("l2.promotion_bytes", l2.promotion_bytes);
-        if l2.partial_ways == 0 || l2.partial_ways > l2.assoc {
-            c.fail("l2.partial_ways", l2.partial_ways, format!("must lie between 1 and l2.assoc ({})", l2.assoc));
-        }
-        if l2.promotion_bytes < l2.sector || l2.promotion_bytes > l2.line {
-            c.fail("l2.promotion_bytes", l2.promotion_bytes, format!("must lie between l2.sector ({}) and l2.line ({})", l2.sector, l2.line));
-        }
-        if l2.partitions > 0 && !l2.slices.is_multiple_of(l2.partitions) {
-            c.fail("l2.partitions", l2.partitions, format!("must divide l2.slices ({})", l2.slices));
-        }
-        if l2.partitions == 1 && l2.far_extra_latency != 0 {
-            c.fail("l2.far_extra_latency", l2.far_extra_latency, "must be 0 for a single-partition L2 (`l2.partitions` = 1)");
-        }
-        if l2.size_kib > 0 {
-            let bytes = u64::from(l2.size_kib) * 1024;
-            let set_bytes = u64::from(l2.slices) * u64::from(l2.line) * u64::from(l2.assoc);
-            // Sets per slice = size / (slices × line × assoc), rounded down by the model; a size
-            // that does not divide evenly (51200 KiB over 96 slices) only loses the remainder.
-            if bytes < set_bytes {
-                c.fail("l2.size_kib", l2.size_kib, format!("must hold at least one set per slice: l2.slices × l2.line × l2.assoc = {set_bytes} bytes"));
-            }
-            c.positive("l2.hit_latency", l2.hit_latency);
-            c.positive_f("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice);
-            c.positive_f("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice);
-            c.positive("l2.mshrs_per_slice", l2.mshrs_per_slice);
-            c.positive_f("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice);
-            c.positive_f("l2.atomic_request_cycles", l2.atomic_request_cycles);
-        }
-
-        // DRAM
-        let d = &self.dram;
-        c.positive("dram.channels", d.channels);
-        c.positive("dram.banks", d.banks);
-        c.pow2("dram.row_bytes", d.row_bytes);
-        c.positive_f("dram.bandwidth_gbs", d.bandwidth_gbs);
-        c.positive("dram.latency", d.latency);
-        if l2.size_kib > 0 && d.latency <= l2.hit_latency {
-            c.fail(
-                "dram.latency",
-                d.latency,
-                format!("must exceed l2.hit_latency ({}): it includes the L2 miss", l2.hit_latency),
-            );
-        }
-
-        // Coalescing and features
-        if matches!(self.coalescing, Coalescing::HalfWarpStrict | Coalescing::HalfWarpSegments)
-            && f.l1_caches_global
-        {
-            c.fail(
-                "features.l1_caches_global",
-                true,
-                "half-warp coalescing (compute capability 1.x) has no L1 for global data",
-            );
-        }
-        if f.wgmma && !f.tensor_cores {
-            c.fail("features.wgmma", true, "needs features.tensor_cores");
-        }
-        if f.ldmatrix && !f.tensor_cores {
-            c.fail("features.ldmatrix", true, "needs features.tensor_cores");
-        }
-        if f.tma && !f.cp_async {
-            c.fail("features.tma", true, "needs features.cp_async (TMA completes on mbarriers)");
-        }
-        if f.clusters {
-            c.positive("misc.dsmem_latency", self.misc.dsmem_latency);
-            c.positive("misc.cluster_barrier_latency", self.misc.cluster_barrier_latency);
-        }
-        if f.tma {
-            c.positive("misc.tma_latency", self.misc.tma_latency);
-        }
-        if f.cp_async {
-            c.positive("misc.mbarrier_latency", self.misc.mbarrier_latency);
-        }
-        c.positive("misc.const_latency", self.misc.const_latency);
-
-        self.bounds(&mut c);
-        match c.errors.into_iter().next() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    /// Upper bounds of every count, size and latency, and ranges of the rates: at least 7× the
-    /// largest value of any preset (132 SMs, 256 KiB of L1, 72 MiB of L2, 96 channels, 571-cycle
-    /// latencies), so that an override cannot make the model allocate without bound, and so
-    /// that `dram.bandwidth_gbs = 1e-300` is an error rather than an overflow that reports fewer
-    /// cycles.
-    fn bounds(&self, c: &mut Check) {
-        let (sm, l1, l2, d) = (&self.sm, &self.l1, &self.l2, &self.dram);
-        for (key, v, max) in [
-            ("sm.count", sm.count, 1024),
-            ("sm.sub_partitions", sm.sub_partitions, 64),
-            ("sm.issue_width", sm.issue_width, 64),
-            ("sm.max_warps", sm.max_warps, 1024),
-            ("sm.max_ctas", sm.max_ctas, 1024),
-            ("sm.registers", sm.registers, 1 << 22),
-            ("sm.smem_kib", sm.smem_kib, 4096),
-            ("sm.smem_alloc_unit", sm.smem_alloc_unit, 1 << 20),
-            ("sm.unified_l1_kib", sm.unified_l1_kib, 4096),
-            ("smem.banks", self.smem.banks, 1024),
-            ("smem.bank_bytes", self.smem.bank_bytes, 1024),
-            ("l1.fixed_kib", l1.fixed_kib, 4096),
-            ("l1.line", l1.line, 4096),
-            ("l1.assoc", l1.assoc, 1024),
-            ("l1.mshrs", l1.mshrs, 65536),
-            ("l1.sectors_per_cycle", l1.sectors_per_cycle, 4096),
-            ("l1.lines_per_cycle", l1.lines_per_cycle, 4096),
-            ("l2.size_kib", l2.size_kib, 1 << 20),
-            ("l2.slices", l2.slices, 4096),
-            ("l2.line", l2.line, 4096),
-            ("l2.assoc", l2.assoc, 1024),
-            ("l2.mshrs_per_slice", l2.mshrs_per_slice, 65536),
-            ("l2.launch_read_sectors", l2.launch_read_sectors, 1 << 24),
-            ("dram.channels", d.channels, 1024),
-            ("dram.banks", d.banks, 1024),
-            ("dram.row_bytes", d.row_bytes, 1 << 20),
-            ("tensor.fp16_fma_per_cycle", self.tensor.fp16_fma_per_cycle, 1 << 20),
-            ("tensor.wgmma_n_divisor", self.tensor.wgmma_n_divisor, 256),
-        ] {
-            c.at_most(key, v, max);
-        }
-        for (key, v) in flatten(&self.to_value()) {
-            let cycles = ["latency", "penalty", "overhead"].iter().any(|w| key.ends_with(w));
-            if let (true, Some(n)) = (cycles, v.as_integer()) {
-                c.at_most(&key, u32::try_from(n).unwrap_or(u32::MAX), 1_000_000);
-            }
-        }
-        c.within_f("clock.sm_mhz", self.clock.sm_mhz, 1.0, 100_000.0);
-        c.within_f("dram.bandwidth_gbs", d.bandwidth_gbs, 1.0, 1e6);
-        c.within_f("l2.code_read_sectors_per_instruction", l2.code_read_sectors_per_instruction, 0.0, 1024.0);
-        for (key, v) in [
-            ("l2.sectors_per_cycle_per_slice", l2.sectors_per_cycle_per_slice),
-            ("l2.requests_per_cycle_per_slice", l2.requests_per_cycle_per_slice),
-            ("l2.atomics_per_cycle_per_slice", l2.atomics_per_cycle_per_slice),
-            ("l2.atomic_request_cycles", l2.atomic_request_cycles),
-        ] {
-            c.within_f(key, v, 1e-3, 1e4);
-        }
+        crate::params::validate(self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Coalescing, SchedulerPolicy};
+    use crate::params::GENERATIONS;
     use proptest::prelude::*;
 
     fn set(name: &str, overrides: &[(&str, &str)]) -> Result<ArchConfig, ConfigError> {
@@ -971,6 +610,14 @@ mod tests {
             let back = ArchConfig::from_toml(&to_toml(&cfg), "round trip").unwrap();
             assert_eq!(back, cfg, "{name}");
         }
+    }
+
+    #[test]
+    fn a_dumped_config_reads_back_equal() {
+        let c = set("ampere-ga100", &[("l2.size_kib", "20480"), ("sm.scheduler", "gto")]).unwrap();
+        let text = dump_config(&c, "a test");
+        assert!(text.starts_with("# The fully resolved configuration of a test"), "{text}");
+        assert_eq!(ArchConfig::from_toml(&text, "dump").unwrap(), c);
     }
 
     #[test]

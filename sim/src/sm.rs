@@ -20,6 +20,7 @@ use crate::banks;
 use crate::cache::SectorCache;
 use crate::coalescer::{coalesce, Txn};
 use crate::config::{ArchConfig, Pipe, SchedulerPolicy};
+use crate::counters::Stall;
 use crate::cluster::Arena;
 use crate::cta::{Arrival, Release};
 use crate::exec::{self, AsyncEvent, AsyncGroup, Env, MemTrace, Step, TraceSpace};
@@ -50,18 +51,16 @@ pub enum Dep {
     Launch,
 }
 
-/// Stall reasons reported, named as Nsight Compute's warp states.
-pub const STALL_NAMES: [&str; 8] =
-    ["selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard", "barrier", "math_pipe_throttle", "misc"];
-
+/// The warp state a warp waiting on `d` is in (an index of `SmStats::stall_cycles`).
 fn stall_index(d: Dep) -> usize {
-    match d {
-        Dep::Fixed => 2,
-        Dep::Short => 3,
-        Dep::Long => 4,
-        Dep::Barrier => 5,
-        Dep::None | Dep::Launch => 7,
-    }
+    let s = match d {
+        Dep::Fixed => Stall::Wait,
+        Dep::Short => Stall::ShortScoreboard,
+        Dep::Long => Stall::LongScoreboard,
+        Dep::Barrier => Stall::Barrier,
+        Dep::None | Dep::Launch => Stall::Misc,
+    };
+    s as usize
 }
 
 /// Functional-unit pipes, indices into `SubPart::pipe_free`.
@@ -261,9 +260,10 @@ pub struct SmStats {
     pub l1_sectors_global_st: u64,
     pub smem_wavefronts: u64,
     pub smem_bank_conflicts: u64,
+    /// Warp-cycles per warp state, indexed by [`Stall`].
     pub stall_cycles: [u64; 8],
     pub ctas: u64,
-    /// Thread-level FP operations by kind ([`crate::flops::NAMES`]).
+    /// Thread-level FP operations by kind ([`crate::flops::COUNTERS`]).
     pub flops: [u64; 9],
 }
 
@@ -738,8 +738,8 @@ impl Sm {
             // Stall accounting for the cycles since the last issue.
             let ready = tw.next.min(now).max(tw.accounted);
             self.stats.stall_cycles[stall_index(tw.next_dep)] += ready - tw.accounted;
-            self.stats.stall_cycles[1] += now - ready;
-            self.stats.stall_cycles[0] += 1;
+            self.stats.stall_cycles[Stall::NotSelected as usize] += now - ready;
+            self.stats.stall_cycles[Stall::Selected as usize] += 1;
             tw.accounted = now + 1;
             (tw.w.pc(), tw.cta, tw.sp)
         };
@@ -836,7 +836,7 @@ impl Sm {
         if cost == 0 {
             if let Some(tw) = self.warps[wi].as_mut() {
                 tw.accounted = now;
-                self.stats.stall_cycles[0] -= 1;
+                self.stats.stall_cycles[Stall::Selected as usize] -= 1;
             }
         }
         Ok(())
@@ -987,6 +987,7 @@ impl Sm {
         }
     }
 
+    #[allow(clippy::needless_range_loop)] // lane/dimension-indexed arrays side by side
     fn global_timing(&mut self, wi: usize, pc: u32) -> Result<(u64, Dep, Option<u32>), Fault> {
         let now = self.now;
         let cfg = &*self.cfg;

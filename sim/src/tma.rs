@@ -161,6 +161,7 @@ impl TensorMap {
 
     /// Visits every element of the box at `coords`: `f(global address or None when out of
     /// bounds, logical shared offset)` in shared-memory order.
+    #[allow(clippy::needless_range_loop)] // lane/dimension-indexed arrays side by side
     pub fn for_each(&self, coords: &[i64], mut f: impl FnMut(Option<u64>, u64)) {
         let r = self.rank as usize;
         let ext: Vec<u64> = (0..r).map(|i| self.extent(i)).collect();

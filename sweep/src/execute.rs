@@ -155,7 +155,7 @@ fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfi
                     status: Status::Ok,
                     check: check.into(),
                     cycles: Some(t.cycles),
-                    ipc: t.counters.get("sm__inst_executed.avg.per_cycle_active").copied(),
+                    ipc: Some(t.get(warpsim_sim::counters::Counter::IpcActive)),
                     warp_instructions: Some(t.warp_instructions),
                     counters: t.counters,
                     stalls: t.stalls.into_iter().collect(),
@@ -221,7 +221,7 @@ pub fn execute(
                 }
             }
         };
-        let row = Row { run: r.index, arch: point.arch.clone(), values: point.values.clone(), workload, m };
+        let row = Row { run: r.index, arch: point.arch.clone(), values: point.values.clone(), workload, clock_mhz: Some(point.cfg.clock.sm_mhz), config: point.config_file(), m };
         on_done(&row, cached);
         Ok((row, cached))
     };

@@ -50,6 +50,14 @@ pub struct Point {
     digest: [u8; 32],
 }
 
+impl Point {
+    /// Where [`Plan::write_configs`] puts the point's resolved configuration, relative to the
+    /// sweep's directory: named by the configuration's hash, so equal configurations share one.
+    pub fn config_file(&self) -> String {
+        format!("configs/{}.toml", hex(&self.digest[..8]))
+    }
+}
+
 /// A loaded workload with the hash of what defines it.
 pub struct Loaded {
     pub workload: Workload,
@@ -197,6 +205,16 @@ impl Plan {
     }
 
     /// The cache key of a run: a hash of the simulator, the full configuration and the workload.
+    /// Writes every design point's fully resolved configuration to `dir/`[`Point::config_file`]
+    /// (the file each result row's `config` column names).
+    pub fn write_configs(&self, dir: &std::path::Path) -> Result<(), crate::ResultsError> {
+        for p in &self.points {
+            let what = format!("a sweep point ({}{})", p.arch, p.values.iter().map(|v| format!(", {v}")).collect::<String>());
+            crate::results::write_atomic(&dir.join(p.config_file()), presets::dump_config(&p.cfg, &what).as_bytes())?;
+        }
+        Ok(())
+    }
+
     pub fn cache_key(&self, r: &Run) -> String {
         let sim = simulator();
         let point = &self.points[r.point];

@@ -2,9 +2,9 @@
 //!
 //! For a sweep, everything is seen from a baseline design point (the sweep's `[baseline]`, the
 //! report's `--baseline`, or each axis's first value on the first preset): for every numeric
-//! swept key, cycles and IPC against that key with the other keys at the baseline (one line per
+//! swept key, cycles, GPU time relative to the baseline and IPC against that key with the other keys at the baseline (one line per
 //! workload, raw and normalised to the baseline value); for every axis, presets included, the
-//! speedup of each value over the baseline; the stall breakdown and a roofline of the baseline
+//! speedup in GPU time (cycles / clock: presets' clocks differ) of each value over the baseline; the stall breakdown and a roofline of the baseline
 //! point. The roofline's roofs come from the preset's configuration (FP32/FP64 pipes, tensor
 //! cores, L2 and DRAM bandwidth at the SM clock); each workload sits at its simulated FLOPs (ncu's
 //! `smsp__sass_thread_inst_executed_op_*` counters, tensor-core work not included) per DRAM byte.
@@ -20,7 +20,9 @@ use warpsim_reports::{
     SweepPoint, Table, TableOptions, Timeline, Written, MAX_SERIES,
 };
 use warpsim_sim::config::ArchConfig;
+use warpsim_sim::counters::Counter;
 use warpsim_sim::flops;
+use warpsim_sim::record::RunRecord;
 
 use crate::results::{Results, ResultsError, Row, Status};
 use crate::spec::same_value;
@@ -223,6 +225,7 @@ struct SweepReport<'a> {
 }
 
 /// One metric of the sweep curves: file name, y label, value, normalised to the baseline.
+/// Normalised figures divide GPU times, which stay comparable when a swept key moves the clock.
 struct Metric {
     what: &'static str,
     y_label: &'static str,
@@ -232,7 +235,7 @@ struct Metric {
 
 const METRICS: [Metric; 3] = [
     Metric { what: "cycles", y_label: "Cycles", value: |r| r.m.cycles.map(|c| c as f64), normalised: false },
-    Metric { what: "cycles_norm", y_label: "Cycles / baseline cycles (×)", value: |r| r.m.cycles.map(|c| c as f64), normalised: true },
+    Metric { what: "time_norm", y_label: "GPU time / baseline time (×)", value: Row::time_us, normalised: true },
     Metric { what: "ipc", y_label: "IPC (inst. / active SM cycle)", value: |r| r.m.ipc, normalised: false },
 ];
 
@@ -300,10 +303,11 @@ impl<'a> SweepReport<'a> {
                 let stem = self.stem(&format!("{}_vs_{}", m.what, file_stem(key)), gi, groups.len());
                 let w = sweep_curves(&points, &SweepOptions { normalize_at: m.normalised.then_some(base_x) }, &spec, stem)?;
                 let part = part(gi, groups.len());
+                let arch = &self.b.arch;
                 let caption = match m.what {
-                    "cycles_norm" => format!("Cycles against {key}, relative to {key} = {} (below 1: faster){part}.", self.b.values[ki]),
-                    "ipc" => format!("IPC (machine instructions per active SM cycle, sm__inst_executed.avg.per_cycle_active) against {key}{part}."),
-                    _ => format!("Simulated cycles against {key}{part}."),
+                    "time_norm" => format!("GPU time (cycles / clock.sm_mhz) against {key}, relative to {key} = {} (below 1: faster), on {arch}{part}.", self.b.values[ki]),
+                    "ipc" => format!("IPC (machine instructions per active SM cycle, sm__inst_executed.avg.per_cycle_active) against {key}, on {arch}{part}."),
+                    _ => format!("Simulated cycles against {key}, on {arch}{part}."),
                 };
                 self.add(&mut section, w, caption);
             }
@@ -334,18 +338,20 @@ impl<'a> SweepReport<'a> {
                 let bars: Vec<BarValue> = slice
                     .iter()
                     .filter(|r| group.contains(&r.workload))
-                    .map(|r| BarValue { group: r.workload.clone(), series: label(axis.value(r)), value: r.m.cycles.unwrap_or(0) as f64 })
+                    .map(|r| BarValue { group: r.workload.clone(), series: label(axis.value(r)), value: r.time_us().unwrap_or(0.0) })
                     .collect();
+                let presets = first_seen(slice.iter().filter(|r| group.contains(&r.workload)).map(|r| r.arch.as_str())).join(", ");
+                let on = if axis == Free::Arch { String::new() } else { format!(" on {}", self.b.arch) };
                 let others = first_seen(bars.iter().map(|v| v.series.as_str()).filter(|s| *s != base_label));
                 let title = match others.as_slice() {
                     [] => continue,
-                    [one] => format!("{one} over {base_label}"),
-                    _ => format!("Speedup over {base_label}"),
+                    [one] => format!("{one} over {base_label}{on}"),
+                    _ => format!("Speedup over {base_label}{on}"),
                 };
                 let spec = FigureSpec::new(title, Column::Double).height_in(bar_height(group, others.len())).y_label("Speedup (×)");
                 let w = speedup_bars(&bars, &base_label, &spec, self.stem(&format!("speedup_{}", file_stem(&name)), gi, groups.len()))?;
                 let caption = format!(
-                    "Speedup (baseline cycles / cycles) of each {name} over {base_label}{}; workloads missing at the baseline are left out.",
+                    "Speedup in GPU time (baseline time / time, time = cycles / clock.sm_mhz, so presets with different clocks compare fairly) of each {name} over {base_label}{}; presets: {presets}; workloads missing at the baseline are left out.",
                     part(gi, groups.len())
                 );
                 self.add(&mut section, w, caption);
@@ -371,7 +377,7 @@ impl<'a> SweepReport<'a> {
             }
             let spec = FigureSpec::new("", Column::Double).height_in(bar_height(group, 0)).y_label("Fraction of warp cycles");
             let w = stacked_bars(&segments, &spec, self.stem("stalls", gi, groups.len()))?;
-            self.add(&mut section, w, format!("Warp states (Nsight Compute names) at the baseline point{}.", part(gi, groups.len())));
+            self.add(&mut section, w, format!("Warp states (Nsight Compute names) at the baseline point, on {}{}.", self.b.arch, part(gi, groups.len())));
         }
         match baseline_config(self.results, &self.b) {
             Ok(cfg) => {
@@ -441,7 +447,7 @@ fn runs_table(results: &Results) -> Table {
             .into_iter()
             .map(String::from)
             .chain(results.keys.iter().cloned())
-            .chain(["workload", "status", "check", "cycles", "IPC", "warp instructions"].map(String::from)),
+            .chain(["workload", "status", "check", "cycles", "clock (MHz)", "time (µs)", "IPC", "warp instructions"].map(String::from)),
     );
     for r in &results.rows {
         let mut row: Vec<Cell> = vec![r.run.into(), r.arch.as_str().into()];
@@ -451,6 +457,8 @@ fn runs_table(results: &Results) -> Table {
             r.m.status.as_str().into(),
             r.m.check.as_str().into(),
             r.m.cycles.map_or(Cell::Empty, Cell::from),
+            r.clock_mhz.map_or(Cell::Empty, |x| Cell::float(x, 1)),
+            r.time_us().map_or(Cell::Empty, |x| Cell::float(x, 3)),
             r.m.ipc.map_or(Cell::Empty, |x| Cell::float(x, 3)),
             r.m.warp_instructions.map_or(Cell::Empty, Cell::from),
         ]);
@@ -493,7 +501,7 @@ pub fn machine(cfg: &ArchConfig) -> Machine {
 
 /// FLOPs of a run from its FP counters.
 fn flop_count(counters: &BTreeMap<String, f64>) -> f64 {
-    flops::NAMES.iter().zip(flops::FLOPS_PER_INST).map(|(n, f)| counters.get(*n).copied().unwrap_or(0.0) * f).sum()
+    flops::COUNTERS.iter().zip(flops::FLOPS_PER_INST).map(|(c, f)| counters.get(c.name()).copied().unwrap_or(0.0) * f).sum()
 }
 
 /// Roofline points of the baseline rows, and the workloads that cannot be placed.
@@ -503,7 +511,7 @@ fn roofline_points(cfg: &ArchConfig, rows: &[&Row]) -> (Vec<RooflinePoint>, Vec<
     for r in rows {
         let c = &r.m.counters;
         let flop = flop_count(c);
-        let bytes = c.get("dram__bytes_read.sum").copied().unwrap_or(0.0) + c.get("dram__bytes_write.sum").copied().unwrap_or(0.0);
+        let bytes = c.get(Counter::DramBytesRead.name()).copied().unwrap_or(0.0) + c.get(Counter::DramBytesWrite.name()).copied().unwrap_or(0.0);
         let seconds = r.m.cycles.unwrap_or(0) as f64 / hz;
         if flop > 0.0 && bytes > 0.0 && seconds > 0.0 {
             points.push(RooflinePoint { workload: r.workload.clone(), flop_per_byte: flop / bytes, flops_per_s: flop / seconds });
@@ -514,39 +522,8 @@ fn roofline_points(cfg: &ArchConfig, rows: &[&Row]) -> (Vec<RooflinePoint>, Vec<
     (points, left_out)
 }
 
-/// The fields of `warpsim run --json` a report reads.
-#[derive(serde::Deserialize)]
-struct RunJson {
-    workload: String,
-    arch: Option<String>,
-    cycles: u64,
-    warp_instructions: u64,
-    counters: BTreeMap<String, f64>,
-    stalls: BTreeMap<String, f64>,
-    check: String,
-    num_sms: u32,
-    max_warps_per_sm: u32,
-    warps_per_cta: u32,
-    ctas: Vec<RunCta>,
-    occupancy: RunOccupancy,
-}
-
-#[derive(serde::Deserialize)]
-struct RunCta {
-    sm: u32,
-    cta: u64,
-    start: u64,
-    end: u64,
-}
-
-#[derive(serde::Deserialize)]
-struct RunOccupancy {
-    ctas_per_sm: u32,
-    limiter: String,
-}
-
 /// Active warps per SM over time, from the CTA spans.
-fn occupancy(run: &RunJson) -> Occupancy {
+fn occupancy(run: &RunRecord) -> Occupancy {
     let mut events: BTreeMap<(u32, u64), i64> = (0..run.num_sms).map(|sm| ((sm, 0), 0)).collect();
     for c in &run.ctas {
         *events.entry((c.sm, c.start)).or_default() += i64::from(run.warps_per_cta);
@@ -564,14 +541,14 @@ fn occupancy(run: &RunJson) -> Occupancy {
 }
 
 fn run_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &Path) -> Result<Report, ReportFailure> {
-    let run: RunJson = serde_json::from_value(v.clone()).map_err(|e| {
+    let run: RunRecord = serde_json::from_value(v.clone()).map_err(|e| {
         ReportFailure::Input(format!(
             "{}: neither sweep results nor the output of `warpsim run WORKLOAD --json` (timed, from this version): {e}",
             input.display()
         ))
     })?;
     let fig_dir = dir.join("figures");
-    let arch = run.arch.clone().unwrap_or_default();
+    let arch = run.arch.clone();
     let tl = Timeline {
         num_sms: run.num_sms,
         ctas: run.ctas.iter().map(|c| CtaSpan { sm: c.sm, cta: c.cta, start_cycle: c.start, end_cycle: c.end }).collect(),
@@ -582,14 +559,16 @@ fn run_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &P
     let segments: Vec<StackSegment> =
         run.stalls.iter().map(|(s, v)| StackSegment { bar: run.workload.clone(), category: s.clone(), value: *v }).collect();
     let s = stacked_bars(&segments, &FigureSpec::new("", Column::Single).y_label("Fraction of warp cycles"), fig_dir.join("stalls"))?;
-    let get = |k: &str| run.counters.get(k).copied().unwrap_or(0.0);
+    let get = |k: Counter| run.counters.get(k.name()).copied().unwrap_or(0.0);
     let text = format!(
-        "{} on {arch}: {} cycles, IPC {:.2} per SM, {} warp instructions, occupancy {:.1}% of peak warps ({} CTAs per SM, limited by {}); output check: {}.",
+        "{} on {arch}: {} cycles = {:.3} µs at {} MHz, IPC {:.2} per SM, {} warp instructions, occupancy {:.1}% of peak warps ({} CTAs per SM, limited by {}); output check: {}.",
         run.workload,
         run.cycles,
-        get("sm__inst_executed.avg.per_cycle_active"),
+        run.time_us,
+        run.clock_mhz,
+        get(Counter::IpcActive),
         run.warp_instructions,
-        get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        get(Counter::WarpsActivePct),
         run.occupancy.ctas_per_sm,
         run.occupancy.limiter,
         run.check.to_lowercase()
@@ -650,19 +629,29 @@ mod tests {
 
     #[test]
     fn occupancy_follows_the_cta_spans() {
-        let run = RunJson {
+        use warpsim_sim::engine::CtaSpan as Span;
+        use warpsim_sim::record::{OccupancyRecord, SpillBytes};
+        let run = RunRecord {
             workload: "w".into(),
-            arch: None,
-            cycles: 100,
-            warp_instructions: 1,
-            counters: BTreeMap::new(),
-            stalls: BTreeMap::new(),
-            check: "Pass".into(),
+            arch: "hopper-h200".into(),
+            grid: [2, 1, 1],
+            block: [256, 1, 1],
             num_sms: 2,
             max_warps_per_sm: 64,
             warps_per_cta: 8,
-            ctas: vec![RunCta { sm: 0, cta: 0, start: 10, end: 50 }, RunCta { sm: 0, cta: 1, start: 20, end: 50 }],
-            occupancy: RunOccupancy { ctas_per_sm: 2, limiter: "threads".into() },
+            registers_per_thread: 16,
+            registers_source: "estimated".into(),
+            spills: SpillBytes { store_bytes: 0, load_bytes: 0, stack_bytes: 0 },
+            ctas: vec![Span { sm: 0, cta: 0, start: 10, end: 50 }, Span { sm: 0, cta: 1, start: 20, end: 50 }],
+            cycles: 100,
+            clock_mhz: 1980.0,
+            time_us: 100.0 / 1980.0,
+            counters: BTreeMap::new(),
+            stalls: BTreeMap::new(),
+            warp_instructions: 1,
+            sim_seconds: 0.0,
+            occupancy: OccupancyRecord { ctas_per_sm: 2, limiter: "threads".into() },
+            check: "Pass".into(),
         };
         let samples: Vec<(u32, u64, u32)> = occupancy(&run).samples.iter().map(|s| (s.sm, s.cycle, s.active_warps)).collect();
         assert_eq!(samples, [(0, 0, 0), (0, 10, 8), (0, 20, 16), (0, 50, 0), (1, 0, 0)]);

@@ -2,10 +2,13 @@
 //! (the same columns, plus the sweep's [`Header`]), read back from either, and merged from shards.
 //!
 //! Columns: `run`, `arch`, one column per swept key, `workload`, `status` (`ok`, `unsupported`,
-//! `error`), `check` (`pass`, `fail`, `not checked`), `cycles`, `ipc` (machine ops per active SM
+//! `error`), `check` (`pass`, `fail`, `not checked`), `cycles`, `clock_mhz` (the run's SM clock,
+//! `clock.sm_mhz`), `time_us` (GPU time, cycles / clock: the figure to compare across presets),
+//! `ipc` (machine ops per active SM
 //! cycle, `sm__inst_executed.avg.per_cycle_active`), `warp_instructions`, every counter under its
 //! Nsight Compute name, `stall_<state>` (fraction of warp-cycles per warp state) and `message`
-//! (why a run is unsupported or failed). Numbers are written in their shortest exact form, so a
+//! (why a run is unsupported or failed), after `config`: the run's fully resolved configuration,
+//! a file relative to the results' directory. Numbers are written in their shortest exact form, so a
 //! table read back and written again is byte-identical.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,7 +77,22 @@ pub struct Row {
     /// One value per swept key, in [`Results::keys`] order.
     pub values: Vec<String>,
     pub workload: String,
+    /// The run's SM clock (MHz); absent in results written before the column existed.
+    pub clock_mhz: Option<f64>,
+    /// The run's fully resolved configuration, relative to the results' directory
+    /// (`configs/<hash>.toml`); empty in results written before the column existed.
+    pub config: String,
     pub m: Measured,
+}
+
+impl Row {
+    /// GPU time (µs): cycles / clock. Compare presets by this, not by cycles.
+    pub fn time_us(&self) -> Option<f64> {
+        match (self.m.cycles, self.clock_mhz) {
+            (Some(c), Some(mhz)) if mhz > 0.0 => Some(c as f64 / mhz),
+            _ => None,
+        }
+    }
 }
 
 /// A sweep's table.
@@ -114,9 +132,10 @@ impl Results {
         let stalls: BTreeSet<&String> = self.rows.iter().flat_map(|r| r.m.stalls.keys()).collect();
         let mut c: Vec<String> = vec!["run".into(), "arch".into()];
         c.extend(self.keys.iter().cloned());
-        c.extend(["workload", "status", "check", "cycles", "ipc", "warp_instructions"].map(String::from));
+        c.extend(["workload", "status", "check", "cycles", "clock_mhz", "time_us", "ipc", "warp_instructions"].map(String::from));
         c.extend(counters.into_iter().cloned());
         c.extend(stalls.into_iter().map(|s| format!("{STALL}{s}")));
+        c.push("config".into());
         c.push("message".into());
         c
     }
@@ -130,9 +149,12 @@ impl Results {
             "status" => Cell::Text(r.m.status.as_str()),
             "check" => Cell::Text(&r.m.check),
             "cycles" => r.m.cycles.map_or(Cell::Empty, Cell::Int),
+            "clock_mhz" => num(r.clock_mhz),
+            "time_us" => num(r.time_us()),
             "ipc" => num(r.m.ipc),
             "warp_instructions" => r.m.warp_instructions.map_or(Cell::Empty, Cell::Int),
             "message" => Cell::Text(&r.m.message),
+            "config" => Cell::Text(&r.config),
             c => match self.keys.iter().position(|k| k == c) {
                 Some(i) => Cell::Text(&r.values[i]),
                 None => match c.strip_prefix(STALL) {
@@ -277,7 +299,10 @@ fn rows(records: Vec<BTreeMap<String, String>>, keys: &[String]) -> Result<Vec<R
                 }
             }
             let ipc = get("ipc")?;
+            let clock = rec.get("clock_mhz").filter(|s| !s.is_empty());
             Ok(Row {
+                clock_mhz: clock.map(|s| parse_num("clock_mhz", s)).transpose()?,
+                config: rec.get("config").cloned().unwrap_or_default(),
                 run: opt_int("run")?.ok_or_else(|| format!("row {}: `run` is empty", i + 1))? as usize,
                 arch: get("arch")?,
                 values: keys.iter().map(|k| get(k)).collect::<Result<_, _>>()?,
@@ -393,8 +418,8 @@ mod tests {
             header: Some(header),
             keys: vec!["l2.size_kib".into()],
             rows: vec![
-                Row { run: 0, arch: "hopper-h200".into(), values: vec!["4096".into()], workload: "a".into(), m: m(100, Status::Ok) },
-                Row { run: 1, arch: "tesla-g80".into(), values: vec!["4096".into()], workload: "b".into(), m: m(0, Status::Unsupported) },
+                Row { run: 0, arch: "hopper-h200".into(), values: vec!["4096".into()], workload: "a".into(), clock_mhz: Some(1980.0), config: "configs/a.toml".into(), m: m(100, Status::Ok) },
+                Row { run: 1, arch: "tesla-g80".into(), values: vec!["4096".into()], workload: "b".into(), clock_mhz: Some(1350.0), config: "configs/b.toml".into(), m: m(0, Status::Unsupported) },
             ],
         }
     }
@@ -405,8 +430,8 @@ mod tests {
         let r = sample();
         let (csv, json) = r.write(&dir).unwrap();
         let text = std::fs::read_to_string(&csv).unwrap();
-        assert!(text.starts_with("run,arch,l2.size_kib,workload,status,check,cycles,ipc,warp_instructions,dram__bytes_read.sum,stall_selected,message\n"), "{text}");
-        assert!(text.contains("0,hopper-h200,4096,a,ok,pass,100,33.333333333333336,7,0.30000000000000004,0.3333333333333333,\n"), "{text}");
+        assert!(text.starts_with("run,arch,l2.size_kib,workload,status,check,cycles,clock_mhz,time_us,ipc,warp_instructions,dram__bytes_read.sum,stall_selected,config,message\n"), "{text}");
+        assert!(text.contains("0,hopper-h200,4096,a,ok,pass,100,1980,0.050505050505050504,33.333333333333336,7,0.30000000000000004,0.3333333333333333,configs/a.toml,\n"), "{text}");
         let from_csv = Results::read(&csv).unwrap();
         assert_eq!((from_csv.header, &from_csv.rows), (None, &r.rows));
         let from_json = Results::read(&json).unwrap();

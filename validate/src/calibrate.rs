@@ -50,16 +50,20 @@ pub struct Knob {
     /// Search range.
     pub lo: f64,
     pub hi: f64,
-    /// Integer parameter (else a float rounded to 3 significant digits).
-    pub integer: bool,
     /// The workloads whose cycles pin it.
     pub workloads: &'static [&'static str],
 }
 
 impl Knob {
+    /// Whether the parameter is an integer (else a float rounded to 3 significant digits), as the
+    /// parameter table declares it.
+    pub fn integer(&self) -> bool {
+        warpsim_sim::params::param(self.key).is_some_and(|p| p.ty == warpsim_sim::params::Ty::Int)
+    }
+
     /// `v` as the preset writes the parameter (an integer parameter rounded).
     fn text(&self, v: f64) -> String {
-        if self.integer {
+        if self.integer() {
             format!("{}", v.round() as i64)
         } else {
             format!("{v}")
@@ -77,20 +81,20 @@ impl Knob {
 /// near or far in the L2 by the placement hash, which moved its cycles by one far-hop (about 200)
 /// and the fitted overhead of every small kernel with it.
 pub const KNOBS: [Knob; 14] = [
-    Knob { key: "sm.cta_launch_latency", lo: 0.0, hi: 2000.0, integer: true, workloads: &["launch_wide"] },
-    Knob { key: "misc.launch_overhead", lo: 0.0, hi: 20000.0, integer: true, workloads: &["launch_tiny", "vector_add", "saxpy", "copy_stride_1"] },
-    Knob { key: "smem.latency", lo: 4.0, hi: 100.0, integer: true, workloads: &["smem_stride_1"] },
-    Knob { key: "l1.latency", lo: 8.0, hi: 200.0, integer: true, workloads: &["chase_l1"] },
-    Knob { key: "l2.hit_latency", lo: 50.0, hi: 480.0, integer: true, workloads: &["chase_l2"] },
-    Knob { key: "dram.latency", lo: 500.0, hi: 2000.0, integer: true, workloads: &["chase_dram"] },
-    Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, integer: false, workloads: &["stream_copy_vec4"] },
-    Knob { key: "l2.atomics_per_cycle_per_slice", lo: 0.02, hi: 8.0, integer: false, workloads: &["atomic_global_1"] },
-    Knob { key: "l2.atomic_request_cycles", lo: 0.25, hi: 64.0, integer: false, workloads: &["atomic_global_32"] },
-    Knob { key: "misc.dsmem_latency", lo: 20.0, hi: 2000.0, integer: true, workloads: &["dsmem_latency"] },
-    Knob { key: "misc.mbarrier_latency", lo: 1.0, hi: 400.0, integer: true, workloads: &["mbarrier_trywait"] },
-    Knob { key: "misc.tma_latency", lo: 1.0, hi: 2000.0, integer: true, workloads: &["tma_latency"] },
-    Knob { key: "tensor.wgmma_base_latency", lo: 1.0, hi: 400.0, integer: true, workloads: &["wgmma_latency"] },
-    Knob { key: "tensor.wgmma_n_divisor", lo: 1.0, hi: 16.0, integer: true, workloads: &["wgmma_latency_n128"] },
+    Knob { key: "sm.cta_launch_latency", lo: 0.0, hi: 2000.0, workloads: &["launch_wide"] },
+    Knob { key: "misc.launch_overhead", lo: 0.0, hi: 20000.0, workloads: &["launch_tiny", "vector_add", "saxpy", "copy_stride_1"] },
+    Knob { key: "smem.latency", lo: 4.0, hi: 100.0, workloads: &["smem_stride_1"] },
+    Knob { key: "l1.latency", lo: 8.0, hi: 200.0, workloads: &["chase_l1"] },
+    Knob { key: "l2.hit_latency", lo: 50.0, hi: 480.0, workloads: &["chase_l2"] },
+    Knob { key: "dram.latency", lo: 500.0, hi: 2000.0, workloads: &["chase_dram"] },
+    Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, workloads: &["stream_copy_vec4"] },
+    Knob { key: "l2.atomics_per_cycle_per_slice", lo: 0.02, hi: 8.0, workloads: &["atomic_global_1"] },
+    Knob { key: "l2.atomic_request_cycles", lo: 0.25, hi: 64.0, workloads: &["atomic_global_32"] },
+    Knob { key: "misc.dsmem_latency", lo: 20.0, hi: 2000.0, workloads: &["dsmem_latency"] },
+    Knob { key: "misc.mbarrier_latency", lo: 1.0, hi: 400.0, workloads: &["mbarrier_trywait"] },
+    Knob { key: "misc.tma_latency", lo: 1.0, hi: 2000.0, workloads: &["tma_latency"] },
+    Knob { key: "tensor.wgmma_base_latency", lo: 1.0, hi: 400.0, workloads: &["wgmma_latency"] },
+    Knob { key: "tensor.wgmma_n_divisor", lo: 1.0, hi: 16.0, workloads: &["wgmma_latency_n128"] },
 ];
 
 /// Every workload a knob is fitted to (the rest of the suite is held out).
@@ -259,7 +263,7 @@ fn round3(x: f64) -> f64 {
 /// Fits one knob on the configuration `base` (a TOML value tree).
 fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Result<KnobFit, Error> {
     let measured: Vec<u64> = knob.workloads.iter().map(|n| measured(ds, n)).collect::<Result<_, _>>()?;
-    let snap = |v: f64| if knob.integer { v.round() } else { round3(v) };
+    let snap = |v: f64| if knob.integer() { v.round() } else { round3(v) };
     let (mut lo, mut hi) = (knob.lo, knob.hi);
     let (mut elo, mut slo) = knob_error(base, knob, lo, &measured)?;
     let (mut ehi, mut shi) = knob_error(base, knob, hi, &measured)?;
@@ -267,7 +271,7 @@ fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Resul
     if !at_bound {
         // Bisection keeps the sign change between lo and hi.
         for _ in 0..64 {
-            let mid = snap(if knob.integer { ((lo + hi) / 2.0).floor() } else { (lo + hi) / 2.0 });
+            let mid = snap(if knob.integer() { ((lo + hi) / 2.0).floor() } else { (lo + hi) / 2.0 });
             if mid <= lo || mid >= hi {
                 break;
             }
@@ -359,7 +363,7 @@ fn render(inp: &Inputs, ops: &OpsFit, knobs: &[KnobFit]) -> Result<String, Error
         let old = t.get(last).and_then(|i| i.as_value()).ok_or_else(|| err(format!("no `{key}` in the base")))?;
         let old_comment = old.decor().suffix().and_then(|s| s.as_str()).unwrap_or("").trim().trim_start_matches('#').trim().to_string();
         let fitted: Vec<String> = k.cycles.iter().map(|(n, m, s)| format!("{n}: H200 {m} cyc, simulated {s}")).collect();
-        let mut v = if k.knob.integer { toml_edit::Value::from(k.after as i64) } else { toml_edit::Value::from(k.after) };
+        let mut v = if k.knob.integer() { toml_edit::Value::from(k.after as i64) } else { toml_edit::Value::from(k.after) };
         let how = if k.at_bound { "not calibrated: no value in range matches" } else { "calibrated" };
         v.decor_mut().set_suffix(format!(
             "  # {how} [{}]; datasheet {}: {old_comment}",
@@ -416,10 +420,15 @@ mod tests {
         let v = warpsim_sim::presets::preset_value("hopper-h200").unwrap();
         for k in &KNOBS {
             let x = value_at(&v, k.key).unwrap_or_else(|| panic!("{} missing", k.key));
-            assert!(x.is_integer() == k.integer || x.is_float() != k.integer, "{}", k.key);
+            assert!(x.is_integer() == k.integer() || x.is_float() != k.integer(), "{}", k.key);
             assert!(k.lo < k.hi && !k.workloads.is_empty(), "{}", k.key);
             for w in k.workloads {
                 assert!(warpsim_workloads::bundled_names().contains(w), "{w}");
+            }
+            // The search range lies inside the range the parameter table allows.
+            assert!(warpsim_sim::params::param(k.key).is_some(), "{} is not in the parameter table", k.key);
+            for x in [k.lo, k.hi] {
+                apply_overrides(&v, &[(k.key, k.text(x))]).unwrap_or_else(|e| panic!("{} = {x}: {e}", k.key));
             }
         }
     }

@@ -182,7 +182,7 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: 
                 let t = o.timing.ok_or_else(|| (w.name.clone(), "no timing result".to_string()))?;
                 let counters: BTreeMap<String, (f64, f64)> =
                     t.counters.iter().filter_map(|(k, v)| w.counters.get(k).map(|m| (k.clone(), (*m, *v)))).collect();
-                let insts = counters.get("smsp__inst_executed.sum").copied();
+                let insts = counters.get(warpsim_sim::counters::Counter::InstExecuted.name()).copied();
                 let measured = *measured as f64;
                 Ok(Row {
                     workload: w.name.clone(),
@@ -223,7 +223,7 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
     let log = rows.iter().map(|r| (r.measured_cycles.ln(), r.simulated_cycles.ln()));
     let worst = rows.iter().max_by(|a, b| a.cycle_error_pct.abs().total_cmp(&b.cycle_error_pct.abs()));
     let inst: Vec<f64> = rows.iter().filter_map(|r| r.inst_error_pct.map(f64::abs)).collect();
-    let regs: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.counters.get("launch__registers_per_thread").copied()).collect();
+    let regs: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.counters.get(warpsim_sim::counters::Counter::RegistersPerThread.name()).copied()).collect();
     let mut registers_sources = BTreeMap::new();
     for r in rows {
         *registers_sources.entry(r.registers_source.clone()).or_insert(0) += 1;

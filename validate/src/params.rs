@@ -113,7 +113,7 @@ mod tests {
     fn packing_matches_the_simulator_for_every_bundled_workload() {
         for name in warpsim_workloads::bundled_names() {
             let w = Workload::bundled(name).unwrap();
-            let p = warpsim_sim::launch::prepare(&w, 132).unwrap();
+            let p = warpsim_sim::launch::prepare(&w, warpsim_sim::Gpu::new(132)).unwrap();
             let layout = ParamLayout::of(&w).unwrap();
             let addrs: Vec<u64> = p.buffers.iter().map(|b| b.1).collect();
             let ours = layout.pack(&w, &addrs, &mut sim_tensor_maps).unwrap();

@@ -298,7 +298,7 @@ impl Device for DryRun {
             crate::gpu::TensorMapArgs::new(&w.manifest.name, tm)?;
             warpsim_sim::launch::encode_tensor_map(tm, addr).map_err(|message| Error::Workload { workload: w.manifest.name.clone(), message })
         };
-        let prepared = warpsim_sim::launch::prepare(w, SIM_SMS).map_err(|e| fail(e.into()))?;
+        let prepared = warpsim_sim::launch::prepare(w, warpsim_sim::Gpu::new(SIM_SMS)).map_err(|e| fail(e.into()))?;
         let addrs: Vec<u64> = prepared.buffers.iter().map(|b| b.1).collect();
         let ours = layout.pack(w, &addrs, &mut encode).map_err(fail)?;
         if ours != prepared.params {

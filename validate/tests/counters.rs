@@ -61,7 +61,7 @@ fn occupancy_limits_match_ncu_for_every_workload() {
     let mut bad = Vec::new();
     for rec in &ds.workloads {
         let w = Workload::bundled(&rec.name).unwrap();
-        let mut p = warpsim_sim::launch::prepare(&w, cfg.sm.count).unwrap();
+        let mut p = warpsim_sim::launch::prepare(&w, warpsim_sim::Gpu::of(&cfg)).unwrap();
         let k = p.kernel().unwrap();
         let occ = warpsim_sim::occupancy::occupancy(&cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes).unwrap();
         let l = occ.limits;
@@ -73,4 +73,20 @@ fn occupancy_limits_match_ncu_for_every_workload() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// `collect.sh` collects every counter of the simulator's registry and every warp state's ncu
+/// metric, so each simulated counter has a measured one to line up with.
+#[test]
+fn collect_sh_collects_every_registered_counter() {
+    use warpsim_sim::counters::{Counter, Stall};
+    let script = include_str!("../collect.sh");
+    let missing: Vec<&str> = Counter::ALL.iter().map(|c| c.name()).filter(|n| !script.contains(n)).collect();
+    assert!(missing.is_empty(), "collect.sh does not collect {missing:?}");
+    let stall_loop = script.split("for s in ").nth(1).and_then(|s| s.split("; do").next()).expect("collect.sh's stall loop");
+    let states: Vec<&str> = stall_loop.split_whitespace().filter(|w| *w != "\\").collect();
+    assert!(script.contains("smsp__average_warps_issue_stalled_%s_per_issue_active.ratio"));
+    for s in Stall::ALL {
+        assert!(states.contains(&s.name()), "collect.sh does not collect {}", s.ncu_metric());
+    }
 }

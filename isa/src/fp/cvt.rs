@@ -178,7 +178,7 @@ pub(crate) fn convert(
 #[inline]
 fn f32_to_f64(a: u64, ftz_in: bool) -> Option<u64> {
     let x = f32::from_bits(F32.mask(a) as u32);
-    (!x.is_nan() && !(ftz_in && x.is_subnormal())).then(|| (x as f64).to_bits())
+    (!(x.is_nan() || ftz_in && x.is_subnormal())).then(|| (x as f64).to_bits())
 }
 
 /// [`convert`] from f64 to f32 to nearest by the host's conversion, which rounds to nearest even
