@@ -16,6 +16,27 @@ use serde::Serialize;
 
 use crate::{Bank, Kernel, Value};
 
+/// Each `.entry`'s parameters in a parsed PTX module, in order: `(name, [(size, align)])` in
+/// bytes, the shape [`layout`] places (arrays count their elements, vectors their lanes).
+pub fn entry_params(m: &warpsim_isa::ast::Module) -> Vec<(String, Vec<(u32, u32)>)> {
+    m.funcs
+        .iter()
+        .filter(|f| f.kind == warpsim_isa::ast::FuncKind::Entry && f.body.is_some())
+        .map(|f| {
+            let params = f
+                .params
+                .iter()
+                .map(|p| {
+                    let elem = warpsim_isa::types::Ty::parse(&p.ty).map_or(1, |t| t.bytes().max(1)) * p.vec.max(1);
+                    let count: u64 = p.dims.iter().map(|d| d.unwrap_or(1)).product();
+                    (elem * count as u32, p.align.unwrap_or(elem).max(1))
+                })
+                .collect();
+            (f.name.clone(), params)
+        })
+        .collect()
+}
+
 /// Byte offset of the parameter block in constant bank 0 on `arch` (`sm_70` ... `sm_90a`), or
 /// `None` for a target this crate does not read.
 pub fn param_base(arch: &str) -> Option<u32> {

@@ -43,7 +43,7 @@ fn bundled_suite_runs_in_sass_mode() {
             Ok(o) if o.check.passed() => {
                 passed.push(name.to_string());
                 let p = warpsim_sim::launch::run_functional(&w, 132).unwrap();
-                for ((n, a), (_, b)) in o.buffers.iter().zip(&p.buffers) {
+                for ((n, a), (_, b)) in o.outputs.iter().zip(&p.outputs) {
                     if a != b {
                         let words = a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count();
                         differs.push(format!("{name}.{n}: {words} of {} words", a.len() / 4));

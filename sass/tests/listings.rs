@@ -37,23 +37,7 @@ fn suite() -> Vec<Listing> {
 
 /// (name, [(size, align)]) of every `.entry`'s parameters, in order.
 fn entries(ptx: &str) -> Vec<(String, Vec<(u32, u32)>)> {
-    let m = warpsim_isa::parse(ptx, "kernel.ptx").unwrap();
-    m.funcs
-        .iter()
-        .filter(|f| f.kind == warpsim_isa::ast::FuncKind::Entry && f.body.is_some())
-        .map(|f| {
-            let params = f
-                .params
-                .iter()
-                .map(|p| {
-                    let elem = warpsim_isa::types::Ty::parse(&p.ty).map_or(1, |t| t.bytes().max(1)) * p.vec.max(1);
-                    let count: u64 = p.dims.iter().map(|d| d.unwrap_or(1)).product();
-                    (elem * count as u32, p.align.unwrap_or(elem).max(1))
-                })
-                .collect();
-            (f.name.clone(), params)
-        })
-        .collect()
+    warpsim_sass::abi::entry_params(&warpsim_isa::parse(ptx, "kernel.ptx").unwrap())
 }
 
 #[test]

@@ -72,12 +72,12 @@ pub enum PtxasError {
 /// The resources of every entry in `ptx` for `target`, from the cache or a fresh ptxas run.
 pub fn compile(tool: &Tool, ptx: &str, target: &str, maxrregcount: Option<u32>) -> Result<Report, PtxasError> {
     let key = cache_key(tool, ptx, target, maxrregcount);
-    if let Some(r) = cache_get(&key).filter(|r| r.tool == tool.label() && r.target == target) {
+    if let Some(r) = cache_get::<Report>("ptxas", &key).filter(|r| r.tool == tool.label() && r.target == target) {
         return Ok(r);
     }
     let (text, retargeted_from) = retarget(ptx, target, tool.release);
     let report = run(tool, &text, target, maxrregcount).map(|entries| Report { tool: tool.label(), target: target.to_string(), retargeted_from, entries })?;
-    cache_put(&key, &report);
+    cache_put("ptxas", &key, &report);
     Ok(report)
 }
 
@@ -218,14 +218,18 @@ pub fn cache_path(tool: &Tool, ptx: &str, target: &str, maxrregcount: Option<u32
     Some(cache_dir()?.join("ptxas").join(format!("{}.json", cache_key(tool, ptx, target, maxrregcount))))
 }
 
-fn cache_get(key: &str) -> Option<Report> {
-    let text = std::fs::read_to_string(cache_dir()?.join("ptxas").join(format!("{key}.json"))).ok()?;
+/// A cached answer of one kind of tool run (`kind`: the cache's subdirectory), if present and
+/// readable; a damaged entry reads as absent and is recomputed.
+pub(crate) fn cache_get<T: serde::de::DeserializeOwned>(kind: &str, key: &str) -> Option<T> {
+    let text = std::fs::read_to_string(cache_dir()?.join(kind).join(format!("{key}.json"))).ok()?;
     serde_json::from_str(&text).ok()
 }
 
-fn cache_put(key: &str, report: &Report) {
-    let Some(dir) = cache_dir().map(|d| d.join("ptxas")) else { return };
-    let Ok(text) = serde_json::to_string_pretty(report) else { return };
+/// Stores an answer under `kind/key.json`, written to a temporary file and renamed so a reader
+/// never sees half of it; a cache that cannot be written is skipped.
+pub(crate) fn cache_put<T: serde::Serialize>(kind: &str, key: &str, value: &T) {
+    let Some(dir) = cache_dir().map(|d| d.join(kind)) else { return };
+    let Ok(text) = serde_json::to_string_pretty(value) else { return };
     if std::fs::create_dir_all(&dir).is_ok() {
         let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
         if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, dir.join(format!("{key}.json"))).is_err() {

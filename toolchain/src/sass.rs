@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::discover::{Tool, ToolKind, Toolchain};
-use crate::ptxas::{cache_dir, retarget, scratch_dir};
+use crate::ptxas::{retarget, scratch_dir};
 
 /// The one pip command that installs nvdisasm where discovery finds it.
 pub const NVDISASM_HINT: &str = "pip install nvidia-cuda-nvdisasm";
@@ -70,12 +70,12 @@ pub fn listing(tc: &Toolchain, ptx: &str, target: &str) -> Result<Listing, SassE
     })?;
     let nvdisasm = tc.of(ToolKind::Nvdisasm).next().ok_or_else(|| SassError::Missing { tool: "nvdisasm", target: target.to_string(), hint: NVDISASM_HINT.to_string() })?;
     let key = cache_key(ptxas, nvdisasm, ptx, target);
-    if let Some(l) = cache_get(&key) {
+    if let Some(l) = crate::ptxas::cache_get::<Listing>("sass", &key) {
         return Ok(l);
     }
     let (text, retargeted_from) = retarget(ptx, target, ptxas.release);
     let listing = run(ptxas, nvdisasm, &text, target).map(|text| Listing { text, target: target.to_string(), source: format!("{} + {}", ptxas.label(), nvdisasm.label()), retargeted_from })?;
-    cache_put(&key, &listing);
+    crate::ptxas::cache_put("sass", &key, &listing);
     Ok(listing)
 }
 
@@ -145,22 +145,6 @@ fn cache_key(ptxas: &Tool, nvdisasm: &Tool, ptx: &str, target: &str) -> String {
         h.update([0u8]);
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn cache_get(key: &str) -> Option<Listing> {
-    let text = std::fs::read_to_string(cache_dir()?.join("sass").join(format!("{key}.json"))).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-fn cache_put(key: &str, listing: &Listing) {
-    let Some(dir) = cache_dir().map(|d| d.join("sass")) else { return };
-    let Ok(text) = serde_json::to_string(listing) else { return };
-    if std::fs::create_dir_all(&dir).is_ok() {
-        let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, dir.join(format!("{key}.json"))).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -28,23 +28,7 @@ fn suite_ptx() -> Vec<Workload> {
 }
 
 fn params(ptx: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
-    let m = warpsim_isa::parse(ptx, "kernel.ptx").unwrap();
-    m.funcs
-        .iter()
-        .filter(|f| f.kind == warpsim_isa::ast::FuncKind::Entry && f.body.is_some())
-        .map(|f| {
-            let ps = f
-                .params
-                .iter()
-                .map(|p| {
-                    let elem = warpsim_isa::types::Ty::parse(&p.ty).map_or(1, |t| t.bytes().max(1)) * p.vec.max(1);
-                    let count: u64 = p.dims.iter().map(|d| d.unwrap_or(1)).product();
-                    (elem * count as u32, p.align.unwrap_or(elem).max(1))
-                })
-                .collect();
-            (f.name.clone(), ps)
-        })
-        .collect()
+    warpsim_sass::abi::entry_params(&warpsim_isa::parse(ptx, "kernel.ptx").unwrap()).into_iter().collect()
 }
 
 #[test]
