@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use toml::Value;
+use warpsim_workloads::line_col;
 
 use crate::config::ArchConfig;
 
@@ -248,15 +249,6 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 // ---------------------------------------------------------------------------------------------
 // Reading TOML
-
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
-    (line, col)
-}
 
 type DeTable<'i> = toml::de::DeTable<'i>;
 type DeValue<'i> = toml::de::DeValue<'i>;

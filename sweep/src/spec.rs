@@ -25,6 +25,7 @@ use std::ops::Range;
 
 use warpsim_sim::watchdog::parse_seconds;
 use toml::de::{DeTable, DeValue};
+use warpsim_workloads::line_col;
 
 /// A problem with a sweep specification, located at `file:line:column` or a command-line argument.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -391,14 +392,6 @@ fn split_top_level(s: &str) -> Vec<&str> {
     }
     out.push(&s[start..]);
     out
-}
-
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 /// A slice of a sweep: the runs whose index mod `count` is `index`.

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use warpsim_workloads::line_col;
 
 use crate::error::Error;
 
@@ -292,14 +293,6 @@ fn read_text(path: &Path) -> Result<String, Error> {
             message: format!("not UTF-8 text: byte {:#04x} at byte offset {off}", e.as_bytes()[off]),
         }
     })
-}
-
-/// 1-based line and column (in characters) of byte `offset` of `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 /// Byte offset of the `nth` (0-based) `"key": value` member of a JSON text (value as JSON).

@@ -102,7 +102,7 @@ impl Locator<'_> {
         span: Range<usize>,
         message: impl Into<String>,
     ) -> LoadError {
-        let (line, column) = line_column(self.src, span.start);
+        let (line, column) = line_col(self.src, span.start);
         LoadError::Manifest(Box::new(ManifestError {
             kind,
             file: self.file.clone(),
@@ -149,12 +149,14 @@ impl Locator<'_> {
 pub(crate) fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> String {
     let off = e.valid_up_to();
     let before = String::from_utf8_lossy(&bytes[..off]);
-    let (line, column) = line_column(&before, before.len());
+    let (line, column) = line_col(&before, before.len());
     format!("not UTF-8 text: byte {:#04x} at byte offset {off} (line {line}, column {column})", bytes[off])
 }
 
-/// 1-based line and character column of byte `offset` in `src`.
-pub(crate) fn line_column(src: &str, offset: usize) -> (usize, usize) {
+/// 1-based line and character column of byte `offset` in `src` (an offset past the end, or
+/// inside a character, is clamped, never a panic). The one helper every parser that reports
+/// `file:line:column` uses: manifests here, presets in `warpsim-sim`, sweep files, datasets.
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
     let before = &src.as_bytes()[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -237,10 +239,10 @@ mod tests {
     #[test]
     fn line_and_column() {
         let src = "a = 1\nbb = \"é\" x";
-        assert_eq!(line_column(src, 0), (1, 1));
-        assert_eq!(line_column(src, 6), (2, 1));
+        assert_eq!(line_col(src, 0), (1, 1));
+        assert_eq!(line_col(src, 6), (2, 1));
         let x = src.find('x').unwrap();
-        assert_eq!(line_column(src, x), (2, 10));
+        assert_eq!(line_col(src, x), (2, 10));
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod workload;
 pub use check::{BufferCheck, CheckReport, CheckStatus, Mismatch, MAX_REPORTED_MISMATCHES};
 pub use data::{fnv1a64, InitData, Writes};
 pub use dtype::{DType, Value};
-pub use error::{ErrorKind, LoadError, ManifestError};
+pub use error::{line_col, ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};
 pub use manifest::{
     Arg, BufferSpec, CheckSpec, Compare, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
