@@ -372,7 +372,7 @@ fn build() -> Vec<Param> {
             .rule("≤ l1.line", |c| (c.l1.sector > c.l1.line).then(|| format!("must divide l1.line ({})", c.l1.line))),
         int("l1.assoc", "ways", 1, 1024, Timing, "L1 associativity"),
         cycles("l1.latency", 1, Some("features.l1_caches_global"), Timing, "L1 hit latency, load to use"),
-        int("l1.mshrs", "count", 1, 65536, Unread, "Outstanding L1 line misses per SM"),
+        int("l1.mshrs", "count", 1, 65536, Timing, "Miss slots per SM: loads and atomics whose data returns in flight at once; a global or local load or atomic issues only while one is free"),
         int("l1.sectors_per_cycle", "sectors/cycle", 1, 4096, Timing, "Sectors the L1 returns per cycle"),
         int("l1.lines_per_cycle", "lines/cycle", 1, 4096, Timing, "Lines the L1 looks up per cycle: a warp access touching many lines takes one tag lookup each"),
         int("l1.fixed_kib", "KiB", 0, 4096, Timing, "Fixed L1 size for generations without a unified L1/shared array (0: unified)")
@@ -407,7 +407,7 @@ fn build() -> Vec<Param> {
         cycles("l2.hit_latency", 1, Some("l2.size_kib"), Timing, "Load-to-use latency of an L2 hit seen by an SM, L1 miss included"),
         float("l2.sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors each L2 slice serves per cycle"),
         float("l2.requests_per_cycle_per_slice", "requests/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Requests (tag lookups) each L2 slice serves per cycle, whatever their sectors"),
-        int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Unread, "Outstanding misses per L2 slice"),
+        int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Timing, "DRAM reads in flight per L2 slice; a further miss waits for the earliest to return"),
         float("l2.atomics_per_cycle_per_slice", "atomics/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Same-address atomics each L2 slice serializes per cycle"),
         float("l2.atomic_request_cycles", "cycles", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Least cycles between two atomic requests to one line (its read-modify-write)"),
         int("l2.launch_read_sectors", "sectors", 0, 1 << 24, Counters, "L2 read sectors every launch costs apart from the kernel's accesses and code (constant banks, front end; hits)"),
