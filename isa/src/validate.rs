@@ -170,31 +170,28 @@ fn clip(s: &str) -> String {
 pub(crate) fn operands(file: &str, ai: &ast::Instruction, op: Op, ops: &[Opnd]) -> Result<(), PtxError> {
     let Some((kinds, required)) = shape(op) else { return Ok(()) };
     let name = op_name(op);
-    if ops.len() < required || ops.len() > kinds.len() {
-        let want = match (required, kinds.len()) {
-            (1, 1) => "1 operand".to_string(),
-            (r, n) if r == n => format!("{r} operands"),
-            (r, n) => format!("{r} to {n} operands"),
-        };
-        // Too many: at the first extra operand; too few: at the instruction.
-        let pos = ai.operands.get(kinds.len()).map_or(ai.pos, |o| o.pos);
-        return Err(PtxError::new(
-            file,
-            pos,
-            format!("`{}`: `{name}` takes {want}, found {}", written(ai), ops.len()),
-        ));
-    }
+    operand_count(file, ai, name, required, kinds.len(), ops.len(), "")?;
     for (i, (o, &k)) in ops.iter().zip(kinds).enumerate() {
         if !fits(k, o) {
-            let (pos, t) = ai.operands.get(i).map_or((ai.pos, String::new()), |a| (a.pos, clip(&text(a))));
-            return Err(PtxError::new(
-                file,
-                pos,
-                format!("`{}`: operand {} of `{name}` must be {}, found `{t}`", written(ai), i + 1, describe(k)),
-            ));
+            return Err(at(file, ai, i, |w, t| format!("`{w}`: operand {} of `{name}` must be {}, found `{t}`", i + 1, describe(k))));
         }
     }
     Ok(())
+}
+
+/// An error unless `found` lies between `required` and `max` operands; `here` qualifies the
+/// count (a modifier-dependent form says " here"). Too many: at the first extra operand; too
+/// few: at the instruction.
+fn operand_count(file: &str, ai: &ast::Instruction, name: &str, required: usize, max: usize, found: usize, here: &str) -> Result<(), PtxError> {
+    if (required..=max).contains(&found) {
+        return Ok(());
+    }
+    let want = match (required, max) {
+        (1, 1) => "1 operand".to_string(),
+        (r, n) if r == n => format!("{r} operands"),
+        (r, n) => format!("{r} to {n} operands"),
+    };
+    Err(at(file, ai, max, |w, _| format!("`{w}`: `{name}` takes {want}{here}, found {found}")))
 }
 
 /// What an operand position of a modifier-dependent form takes.
@@ -387,14 +384,7 @@ pub(crate) fn forms(file: &str, ai: &ast::Instruction, op: Op, m: &Mods, ops: &[
     }
     let Some((kinds, required)) = form(op, m, ai, ops) else { return Ok(()) };
     let name = op_name(op);
-    if ops.len() < required || ops.len() > kinds.len() {
-        let want = match (required, kinds.len()) {
-            (1, 1) => "1 operand".to_string(),
-            (r, n) if r == n => format!("{r} operands"),
-            (r, n) => format!("{r} to {n} operands"),
-        };
-        return Err(at(file, ai, kinds.len(), |w, _| format!("`{w}`: `{name}` takes {want} here, found {}", ops.len())));
-    }
+    operand_count(file, ai, name, required, kinds.len(), ops.len(), " here")?;
     for (i, (o, &k)) in ops.iter().zip(&kinds).enumerate() {
         if !fits_form(k, o) {
             return Err(at(file, ai, i, |w, t| format!("`{w}`: operand {} of `{name}` must be {}, found `{t}`", i + 1, describe_form(k))));
