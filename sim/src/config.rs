@@ -238,6 +238,12 @@ pub struct L2 {
     /// Least cycles between two atomic requests to one line (its read-modify-write), whatever
     /// their words; other lines of the slice proceed meanwhile (cycles).
     pub atomic_request_cycles: f64,
+    /// Further cycles an atomic request (round) holds its line when it writes only part of a
+    /// sector: the read-modify-write merges bytes (cycles).
+    pub atomic_partial_cycles: f64,
+    /// Least cycles each atomic request (round) occupies its home slice's atomic unit, whatever
+    /// its line: lines sharing a slice overlap only this far (cycles).
+    pub atomic_slice_cycles: f64,
     /// L2 read sectors every launch costs apart from the kernel's own accesses and its code
     /// (the launch's constant banks and front-end reads; all hits; sectors, counters only).
     pub launch_read_sectors: u32,

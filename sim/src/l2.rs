@@ -48,12 +48,46 @@ pub struct MemReq {
     /// Writes: the sectors every byte of which the request writes (the others are partial).
     pub full: u8,
     pub kind: ReqKind,
-    /// Atomics: the most lanes updating one address (serialized), and the distinct addresses.
+    /// Atomics: the most lanes updating one address of the line (the request's rounds: round k
+    /// updates every word with more than k lanes on it), and the distinct addresses.
     pub ops: u16,
     pub words: u16,
+    /// Atomics: sector lookups summed over the rounds, and the rounds that update only part of
+    /// some sector (their read-modify-write merges bytes).
+    pub lookups: u16,
+    pub partial: u16,
     /// An atomic whose old value nothing reads: ptxas makes it a reduction (`RED`), which ncu
     /// counts apart (`lts__t_sectors_op_red`).
     pub red: bool,
+}
+
+/// How a warp's atomic lanes on one line go to the L2: the distinct addresses (`size` bytes
+/// each), in rounds (round k updates every address with more than k lanes on it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AtomShape {
+    pub rounds: u16,
+    pub words: u16,
+    /// Sector lookups over all rounds.
+    pub lookups: u16,
+    /// Rounds that write only part of some sector they touch.
+    pub partial: u16,
+}
+
+impl AtomShape {
+    /// The shape of the lanes `(address, lanes on it)` of one line.
+    pub fn of(addrs: impl Iterator<Item = (u64, u16)> + Clone, size: u32) -> AtomShape {
+        let (rounds, words) = addrs.clone().fold((0u16, 0u16), |(o, w), x| (o.max(x.1), w + 1));
+        let (mut lookups, mut partial) = (0u16, 0u16);
+        for k in 0..rounds {
+            let mut bytes = [0u32; 4];
+            for (a, _) in addrs.clone().filter(|x| x.1 > k) {
+                bytes[(a % 128 / 32) as usize] += size;
+            }
+            lookups += bytes.iter().filter(|&&b| b > 0).count() as u16;
+            partial += u16::from(bytes.iter().any(|&b| b > 0 && b < 32));
+        }
+        AtomShape { rounds, words, lookups, partial }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +111,9 @@ pub struct L2Stats {
 struct Slice {
     tags: SectorCache,
     free: f64,
+    /// The cycle the slice's atomic unit is free again: it applies atomics behind the tag
+    /// pipeline (`free`), which requests passing through to the far partition use alone.
+    atomic_free: f64,
     /// Return cycles of the slice's outstanding DRAM reads, earliest first: at most
     /// `l2.mshrs_per_slice` at once; a further miss waits for the earliest to return.
     misses: BinaryHeap<Reverse<u64>>,
@@ -108,6 +145,8 @@ pub struct MemSys {
     requests_per_cycle: f64,
     atomics_per_cycle: f64,
     atomic_request_cycles: f64,
+    atomic_partial_cycles: f64,
+    atomic_slice_cycles: f64,
     /// Per line updated by atomics: the cycle its read-modify-write unit is free again.
     line_atomic_free: HashMap<u64, f64>,
     hit_latency: u64,
@@ -121,15 +160,14 @@ pub struct MemSys {
     pub stats: L2Stats,
 }
 
-/// Sector lookups a request makes at one slice: its sectors, and for atomics once per lane
-/// updating the same address (they are applied one after another: ncu counts 32 red sectors per
-/// warp for one address, 4 for 32 words of one line).
+/// Sector lookups a request makes at one slice: its sectors, and for atomics each round's
+/// sectors (lanes on one address are applied one after another: ncu counts 32 red sectors per
+/// warp for one address, 4 for 32 words of one line, and for random keys the rounds' sectors).
 fn lookups(r: &MemReq) -> u64 {
-    let n = u64::from(r.sectors.count_ones());
     if r.kind == ReqKind::Atomic {
-        n * u64::from(r.ops.max(1))
+        u64::from(r.lookups.max(1))
     } else {
-        n
+        u64::from(r.sectors.count_ones())
     }
 }
 
@@ -143,12 +181,14 @@ impl MemSys {
         let fill_block = (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32;
         let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
         MemSys {
-            slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, misses: BinaryHeap::new() }).collect(),
+            slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, atomic_free: 0.0, misses: BinaryHeap::new() }).collect(),
             partitions,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
             atomic_request_cycles: l2.atomic_request_cycles.max(0.0),
+            atomic_partial_cycles: l2.atomic_partial_cycles.max(0.0),
+            atomic_slice_cycles: l2.atomic_slice_cycles.max(0.0),
             line_atomic_free: HashMap::new(),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
@@ -208,13 +248,11 @@ impl MemSys {
         start.ceil() as u64
     }
 
-    /// Slice cycles a request occupies at its home slice.
-    fn busy(&self, r: &MemReq) -> f64 {
-        if r.kind == ReqKind::Atomic {
-            self.atomic_serial(r)
-        } else {
-            self.sector_cycles(r.sectors)
-        }
+    /// Cycles an atomic request occupies its home slice's atomic unit: its same-address lanes
+    /// one after another, and every request (round) at least `atomic_slice_cycles`.
+    fn atomic_busy(&self, r: &MemReq) -> f64 {
+        let requests = if r.words <= 1 { 1 } else { r.ops.max(1) };
+        self.atomic_serial(r).max(f64::from(requests) * self.atomic_slice_cycles)
     }
 
     /// An atomic's lanes on one address, applied one after another; distinct words of a line
@@ -223,6 +261,20 @@ impl MemSys {
     /// overshoots threefold there and fourfold on the CAS loops; not modelled.)
     fn atomic_serial(&self, r: &MemReq) -> f64 {
         r.ops as f64 / self.atomics_per_cycle
+    }
+
+    /// Cycles an atomic request holds its line's read-modify-write unit. Lanes on one address
+    /// chain inside the request at the same-address rate; otherwise each round is a request of
+    /// its own (ncu's `lts__t_requests` counts one per round), each at least
+    /// `atomic_request_cycles`, and a round that updates part of a sector merges its bytes
+    /// (`atomic_partial_cycles`).
+    fn atomic_hold(&self, r: &MemReq) -> f64 {
+        let (arc, pc) = (self.atomic_request_cycles, self.atomic_partial_cycles);
+        if r.words <= 1 {
+            self.atomic_serial(r).max(arc + if r.partial > 0 { pc } else { 0.0 })
+        } else {
+            f64::from(r.ops.max(1)) * arc + f64::from(r.partial) * pc
+        }
     }
 
     /// A lookup costs its sectors' data cycles, and at least one request slot.
@@ -294,12 +346,17 @@ impl MemSys {
                     self.stats.sector_hits += lookups;
                     t = self.queue(near, t, self.sector_cycles(r.sectors));
                 }
-                let mut start = self.queue(home, t, self.busy(r));
+                let mut start = self.queue(home, t, self.sector_cycles(r.sectors));
                 let far = if far { self.far_extra } else { 0 };
                 if r.kind == ReqKind::Atomic {
-                    // One line's read-modify-writes follow one another, each at least
-                    // `atomic_request_cycles`; other lines of the slice proceed meanwhile.
-                    let hold = self.atomic_serial(r).max(self.atomic_request_cycles);
+                    let busy = self.atomic_busy(r);
+                    let unit = &mut self.slices[home].atomic_free;
+                    let unit_start = unit.max(start as f64);
+                    *unit = unit_start + busy;
+                    start = unit_start.ceil() as u64;
+                    // One line's read-modify-writes follow one another; other lines of the
+                    // slice proceed meanwhile.
+                    let hold = self.atomic_hold(r);
                     let free = self.line_atomic_free.entry(r.line).or_insert(0.0);
                     let line_start = free.max(start as f64);
                     *free = line_start + hold;
@@ -326,7 +383,7 @@ impl MemSys {
             }
             ReqKind::Read if far => {
                 let near = self.slice_index(near_p, h.idx);
-                let start = self.queue(near, r.t, self.busy(r));
+                let start = self.queue(near, r.t, self.sector_cycles(r.sectors));
                 let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
                 if look.miss == 0 {
                     self.count_read(r.sectors, 0);
@@ -347,7 +404,7 @@ impl MemSys {
                 done
             }
             ReqKind::Read => {
-                let start = self.queue(home, r.t, self.busy(r));
+                let start = self.queue(home, r.t, self.sector_cycles(r.sectors));
                 self.read_home(home, start, key, r.line, r.sectors, true)
             }
         }
@@ -394,6 +451,39 @@ mod tests {
     }
 
     #[test]
+    fn atomic_rounds_follow_the_most_lanes_on_one_word() {
+        // 32 lanes on one word: 32 rounds of one partial sector.
+        let one = AtomShape::of([(0u64, 32u16)].into_iter(), 4);
+        assert_eq!(one, AtomShape { rounds: 32, words: 1, lookups: 32, partial: 32 });
+        // 32 distinct words of a line: one round, four whole sectors.
+        let line: Vec<(u64, u16)> = (0..32).map(|w| (w * 4, 1)).collect();
+        assert_eq!(AtomShape::of(line.iter().copied(), 4), AtomShape { rounds: 1, words: 32, lookups: 4, partial: 0 });
+        // Words 0 (3 lanes), 1 (1 lane) and 40 (2 lanes): round 0 touches sectors 0 and 1,
+        // round 1 both again (words 0 and 40), round 2 sector 0 only; every round partial.
+        let mixed = [(0u64, 3u16), (4, 1), (160, 2)];
+        assert_eq!(AtomShape::of(mixed.iter().copied(), 4), AtomShape { rounds: 3, words: 3, lookups: 5, partial: 3 });
+        // 8-byte atomics fill a sector with four words.
+        let u64s: Vec<(u64, u16)> = (0..4).map(|w| (w * 8, 1)).collect();
+        assert_eq!(AtomShape::of(u64s.iter().copied(), 8).partial, 0);
+    }
+
+    #[test]
+    fn partial_rounds_hold_the_line_longer() {
+        let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
+        let run = |cfg: &ArchConfig| {
+            let mut m = MemSys::new(cfg);
+            // 64 one-word RED requests from SM 0 to one line, all sent at cycle 0.
+            (0..64).map(|_| m.access(&MemReq { t: 0, sm: 0, line: 0, sectors: 1, full: 0, kind: ReqKind::Atomic, ops: 1, words: 1, lookups: 1, partial: 1, red: true })).max().unwrap()
+        };
+        cfg.l2.atomic_partial_cycles = 0.0;
+        let whole = run(&cfg);
+        cfg.l2.atomic_partial_cycles = 2.5;
+        let partial = run(&cfg);
+        // 63 waits of 2.5 more cycles each.
+        assert!(partial >= whole + 150, "{whole} -> {partial}");
+    }
+
+    #[test]
     fn placement_is_invertible_and_even() {
         let m = memsys("hopper-h200");
         let n = m.slices.len();
@@ -413,7 +503,7 @@ mod tests {
     }
 
     fn read(m: &mut MemSys, t: u64, sm: u32, line: u64, sectors: u8) -> u64 {
-        m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, red: false })
+        m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, lookups: 0, partial: 0, red: false })
     }
 
     #[test]
@@ -437,7 +527,7 @@ mod tests {
         let mut m = MemSys::new(&cfg);
         let h = m.home(0);
         let sm = h.partition;
-        m.access(&MemReq { t: 0, sm, line: 0, sectors: 0b0001, full: 0, kind: ReqKind::Write, ops: 0, words: 0, red: false });
+        m.access(&MemReq { t: 0, sm, line: 0, sectors: 0b0001, full: 0, kind: ReqKind::Write, ops: 0, words: 0, lookups: 0, partial: 0, red: false });
         // Twenty more whole-line reads homed on the same slice evict it.
         let same: Vec<u64> = (1..).map(|l| l * LINE).filter(|&l| { let g = m.home(l); (g.partition, g.idx) == (h.partition, h.idx) }).take(20).collect();
         for (k, &l) in same.iter().enumerate() {

@@ -410,6 +410,8 @@ fn build() -> Vec<Param> {
         int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Timing, "DRAM reads in flight per L2 slice; a further miss waits for the earliest to return"),
         float("l2.atomics_per_cycle_per_slice", "atomics/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Same-address atomics each L2 slice serializes per cycle"),
         float("l2.atomic_request_cycles", "cycles", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Least cycles between two atomic requests to one line (its read-modify-write)"),
+        Param { range: Range::Float { lo: 0.0, hi: 1e4, positive: false, when: None }, ..p("l2.atomic_partial_cycles", Ty::Float, "cycles", Timing, "Further cycles an atomic request holds its line when it writes only part of a sector (byte merge)") },
+        Param { range: Range::Float { lo: 0.0, hi: 1e4, positive: false, when: None }, ..p("l2.atomic_slice_cycles", Ty::Float, "cycles", Timing, "Least cycles each atomic request occupies its home slice's atomic unit, whatever its line") },
         int("l2.launch_read_sectors", "sectors", 0, 1 << 24, Counters, "L2 read sectors every launch costs apart from the kernel's accesses and code (constant banks, front end; hits)"),
         Param { range: Range::Float { lo: 0.0, hi: 1024.0, positive: false, when: None }, ..p("l2.code_read_sectors_per_instruction", Ty::Float, "sectors/instruction", Counters, "L2 read sectors per machine instruction of the kernel that a launch reads for instruction fetch") },
         int("dram.channels", "channels", 1, 1024, Timing, "Independent DRAM channels"),

@@ -27,7 +27,7 @@ use crate::exec::{self, AsyncEvent, AsyncGroup, Env, MemTrace, Step, TraceSpace}
 use crate::exec_async::{apply_event, phase_of};
 use crate::fault::Fault;
 use crate::kernel::Kernel;
-use crate::l2::{MemReq, ReqKind};
+use crate::l2::{AtomShape, MemReq, ReqKind};
 use crate::memory::{DeviceMemory, LOCAL_WINDOW};
 use crate::overlay::{Log, View};
 use crate::warp::{Warp, WarpState};
@@ -1011,8 +1011,8 @@ impl Sm {
         } else {
             ReqKind::Read
         };
-        // Atomics: one L2 request per line; same-address lanes serialize there.
-        let mut atom_shape: Vec<(u16, u16)> = Vec::new();
+        // Atomics: one L2 request per line; same-address lanes serialize there, in rounds.
+        let mut atom_shape: Vec<AtomShape> = Vec::new();
         if atomic {
             txns.clear();
             let mut seen: Vec<(u64, u16)> = Vec::new();
@@ -1033,9 +1033,7 @@ impl Sm {
                 }
             }
             for t in &txns {
-                let in_line = seen.iter().filter(|x| x.0 & !127 == t.line);
-                let (ops, words) = in_line.fold((0u16, 0u16), |(o, w), x| (o.max(x.1), w + 1));
-                atom_shape.push((ops, words));
+                atom_shape.push(AtomShape::of(seen.iter().filter(|x| x.0 & !127 == t.line).copied(), size));
             }
         } else {
             coalesce(coalescing, &addr, mask, size, &mut txns);
@@ -1061,7 +1059,7 @@ impl Sm {
         let mut token = None;
         let mut reqs = 0;
         for (ti, t) in txns.iter().enumerate() {
-            let (ops, words) = atom_shape.get(ti).copied().unwrap_or((0, 0));
+            let shape = atom_shape.get(ti).copied().unwrap_or_default();
             let (hit, miss, line_ready) = if cacheable && !write {
                 let look = self.l1.access(t.line, t.sectors, false, true, PENDING);
                 (look.hit, look.miss, look.ready)
@@ -1091,7 +1089,7 @@ impl Sm {
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
             }
             if miss != 0 {
-                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
+                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops: shape.rounds, words: shape.words, lookups: shape.lookups, partial: shape.partial, red: self.table.insts[pc as usize].red };
                 // A request whose data comes back holds a miss slot until it does.
                 self.mshr_sent += u32::from(needs_data);
                 self.outbox.push(OutReq { req, token: if needs_data { token } else { None }, mshr: needs_data });
@@ -1209,7 +1207,7 @@ impl Sm {
                     }
                     let kind = if write { ReqKind::Write } else { ReqKind::Read };
                     for (line, _) in global {
-                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, red: false };
+                        let req = MemReq { t: now, sm: self.id, line, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, lookups: 0, partial: 0, red: false };
                         self.outbox.push(OutReq { req, token: Some(t), mshr: false });
                     }
                 }

@@ -74,6 +74,8 @@ fn cfg() -> ArchConfig {
             mshrs_per_slice: 256,
             atomics_per_cycle_per_slice: 1.0,
             atomic_request_cycles: 4.0,
+            atomic_partial_cycles: 0.0,
+            atomic_slice_cycles: 0.0,
             launch_read_sectors: 0,
             code_read_sectors_per_instruction: 0.0,
         },
