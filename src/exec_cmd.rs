@@ -23,8 +23,9 @@ pub struct ExecArgs {
     program: Vec<String>,
 }
 
-/// warpsim-cudart's shared library: `WARPSIM_CUDART` if set, else next to this executable (or in
-/// its `deps/`, where cargo leaves a dependency's cdylib).
+/// warpsim-cudart's shared library: `WARPSIM_CUDART` if set, else next to this executable or in
+/// its `deps/` (where cargo leaves a dependency's cdylib; `-p warpsim-cudart` builds the one
+/// beside), the newer of the two.
 fn library() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("WARPSIM_CUDART") {
         return Ok(PathBuf::from(p));
@@ -32,7 +33,8 @@ fn library() -> Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot locate the warpsim executable")?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let candidates = [dir.join(warpsim_cudart::LIBRARY_FILE), dir.join("deps").join(warpsim_cudart::LIBRARY_FILE)];
-    candidates.iter().find(|p| p.is_file()).cloned().with_context(|| {
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    candidates.iter().filter(|p| p.is_file()).max_by_key(|p| modified(p)).cloned().with_context(|| {
         format!("{} not found next to {} (build it: cargo build --release -p warpsim-cudart; or set WARPSIM_CUDART)", warpsim_cudart::LIBRARY_FILE, exe.display())
     })
 }

@@ -79,6 +79,8 @@ pub struct Runtime {
     configs: Vec<CallConfig>,
     /// Simulated time (ns) at which each stream's work so far is done; the default stream is 0.
     streams: HashMap<usize, f64>,
+    /// Each created stream's number in creation order, from 1 (the report's `stream`).
+    stream_numbers: HashMap<usize, usize>,
     /// Recorded events: the simulated time (ns) they were reached, `None` before a record.
     events: HashMap<usize, Option<f64>>,
     next_handle: usize,
@@ -104,6 +106,7 @@ impl Runtime {
             vars: HashMap::new(),
             configs: Vec::new(),
             streams: HashMap::from([(0, 0.0)]),
+            stream_numbers: HashMap::new(),
             events: HashMap::new(),
             // Handles are opaque to the program: small aligned values that are never null.
             next_handle: 0x1000,
@@ -251,7 +254,7 @@ impl Runtime {
         let start = self.device_ns.max(ready);
         self.device_ns = start + ns;
         self.streams.insert(if is_default_stream(c.stream) { 0 } else { c.stream }, self.device_ns);
-        let stream = if is_default_stream(c.stream) { 0 } else { (c.stream - 0x1000) / 16 };
+        let stream = self.stream_numbers.get(&c.stream).copied().unwrap_or(0);
         self.report.launches.push(LaunchRecord {
             kernel: crate::report::demangle(&prog.name),
             mangled: prog.name.clone(),
@@ -342,6 +345,8 @@ impl Runtime {
         let h = self.handle();
         let now = self.device_ns;
         self.streams.insert(h, now);
+        let n = self.stream_numbers.len() + 1;
+        self.stream_numbers.insert(h, n);
         h
     }
 
