@@ -228,8 +228,8 @@ pub extern "C" fn __cudaRegisterFatBinary(wrapper: *mut c_void) -> *mut *mut c_v
     with("__cudaRegisterFatBinary", |rt| {
         // SAFETY: nvcc's registration passes its fatbinary wrapper.
         let ptx = unsafe { fatbin_ptx(wrapper, rt.cc()) };
-        let n = rt.report.launches.len();
-        module = rt.register_module(ptx, &format!("{} (fatbinary {wrapper:p}, {n} launches before)", rt.report.program));
+        let origin = format!("{}[ptx {}]", rt.report.program, rt.modules());
+        module = rt.register_module(ptx, &origin);
         Ok(())
     });
     Box::into_raw(Box::new(module as *mut c_void))

@@ -142,6 +142,11 @@ impl Runtime {
         self.modules.len() - 1
     }
 
+    /// How many fatbinaries are registered.
+    pub fn modules(&self) -> usize {
+        self.modules.len()
+    }
+
     pub fn register_function(&mut self, module: usize, host: usize, name: String) {
         self.functions.insert(host, Function { module, name });
     }

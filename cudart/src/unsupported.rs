@@ -1,6 +1,6 @@
 //! The rest of libcudart.so.13's entry points (graphs, arrays and textures, IPC, managed and
 //! virtual memory, interop, libraries, ...): each answers `cudaErrorNotSupported` after one line
-//! on stderr naming the call (once per name), so no program meets an unresolved symbol. And the
+//! on stderr naming the call, so no program meets an unresolved symbol. And the
 //! version every export carries: the real library's `libcudart.so.13` (`.symver`; the node
 //! itself is defined by `cudart.map`, see `build.rs`).
 //!
@@ -11,22 +11,9 @@ use std::ffi::c_int;
 
 use crate::error::{code, Error};
 
-/// `cudaErrorNotSupported`, after one line on stderr the first time `name` is called.
+/// `cudaErrorNotSupported`, after one line on stderr naming the call.
 fn not_supported(name: &str) -> c_int {
-    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let first = {
-        let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-        let new = !seen.iter().any(|s| s == name);
-        if new {
-            seen.push(name.to_string());
-        }
-        new
-    };
-    let r = crate::with(name, |_| Err(Error::new(code::NOT_SUPPORTED, String::new())));
-    if first && r == code::NOT_SUPPORTED {
-        eprintln!("warpsim: {name} is not supported by the simulator (cudaErrorNotSupported)");
-    }
-    r
+    crate::with(name, |_| Err(Error::new(code::NOT_SUPPORTED, "not supported by the simulator (cudaErrorNotSupported)")))
 }
 
 macro_rules! unsupported {
