@@ -39,18 +39,3 @@ impl Report {
         (self.launches.iter().map(|l| l.time_us).sum(), self.launches.iter().map(|l| l.cycles).sum())
     }
 }
-
-/// A C++ mangled name demangled as `c++filt` prints it; other names unchanged.
-pub fn demangle(name: &str) -> String {
-    cpp_demangle::Symbol::new(name).ok().and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok()).unwrap_or_else(|| name.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn demangles_templates_and_leaves_c_names() {
-        assert_eq!(super::demangle("_Z1kILi3EEvPi"), "void k<3>(int*)");
-        assert_eq!(super::demangle("_Z6KernelP4NodePiPbS2_S2_S1_i"), "Kernel(Node*, int*, bool*, bool*, bool*, int*, int)");
-        assert_eq!(super::demangle("vecadd"), "vecadd");
-    }
-}

@@ -261,7 +261,7 @@ impl Runtime {
         self.streams.insert(if is_default_stream(c.stream) { 0 } else { c.stream }, self.device_ns);
         let stream = self.stream_numbers.get(&c.stream).copied().unwrap_or(0);
         self.report.launches.push(LaunchRecord {
-            kernel: crate::report::demangle(&prog.name),
+            kernel: warpsim_isa::names::demangle(&prog.name),
             mangled: prog.name.clone(),
             grid: c.grid,
             block: c.block,
