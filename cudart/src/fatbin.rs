@@ -128,6 +128,78 @@ pub fn pick_ptx(entries: &[Entry], cc: u32) -> Option<&Entry> {
     ptx().filter(|e| e.arch <= cc).max_by_key(|e| e.arch).or_else(|| ptx().min_by_key(|e| e.arch))
 }
 
+/// The cubin compiled for exactly `cc`, if the fatbin holds one.
+pub fn pick_cubin(entries: &[Entry], cc: u32) -> Option<&Entry> {
+    entries.iter().find(|e| e.kind == KIND_ELF && e.arch == cc)
+}
+
+/// `EIATTR_REGCOUNT` in a cubin's `.nv.info`: (function symbol index, registers per thread).
+const EIATTR_REGCOUNT: u8 = 0x2f;
+/// `EIFMT_SVAL`: an attribute with a 16-bit size and that many bytes of value.
+const EIFMT_SVAL: u8 = 0x04;
+
+/// `SHT_SYMTAB`, and the size of one `Elf64_Sym`.
+const SHT_SYMTAB: u32 = 2;
+const SHT_NOBITS: u32 = 8;
+const SYM_SIZE: usize = 24;
+
+/// One section of a cubin: its name's offset, type, bytes and linked section.
+struct Section<'a> {
+    name: usize,
+    kind: u32,
+    bytes: &'a [u8],
+    link: usize,
+}
+
+/// Registers per thread of each kernel of a cubin, by name, as ptxas allocated them: the
+/// `EIATTR_REGCOUNT` records of its `.nv.info` section name functions by symbol index (into
+/// `.symtab`, whose names are in the string table it links to).
+pub fn cubin_registers(elf: &[u8]) -> Result<std::collections::HashMap<String, u32>, FatbinError> {
+    let bad = |o: usize, m: &str| FatbinError::at(o, format!("cubin: {m}"));
+    if !elf.starts_with(b"\x7fELF") || elf.get(4) != Some(&2) {
+        return Err(bad(0, "not a 64-bit ELF file"));
+    }
+    let shoff = u64_at(elf, 0x28).ok_or_else(|| bad(0x28, "short header"))? as usize;
+    let (entsize, count, strndx) = (u16_at(elf, 0x3a).unwrap_or(0) as usize, u16_at(elf, 0x3c).unwrap_or(0) as usize, u16_at(elf, 0x3e).unwrap_or(0) as usize);
+    let section = |i: usize| -> Result<Section<'_>, FatbinError> {
+        let h = i.checked_mul(entsize).and_then(|o| shoff.checked_add(o)).ok_or_else(|| bad(shoff, "section headers overflow"))?;
+        let short = || bad(h, "section header runs past the end");
+        let kind = u32_at(elf, h + 4).ok_or_else(short)?;
+        let (off, size) = (u64_at(elf, h + 0x18).ok_or_else(short)? as usize, u64_at(elf, h + 0x20).ok_or_else(short)? as usize);
+        // SHT_NOBITS (.nv.shared.*, .bss) occupy no file bytes.
+        let size = if kind == SHT_NOBITS { 0 } else { size };
+        let bytes = off.checked_add(size).and_then(|e| elf.get(off..e)).ok_or_else(|| bad(off, "section runs past the end"))?;
+        Ok(Section { name: u32_at(elf, h).ok_or_else(short)? as usize, kind, bytes, link: u32_at(elf, h + 0x28).ok_or_else(short)? as usize })
+    };
+    let cstr = |table: &[u8], o: usize| -> Option<String> {
+        let s = table.get(o..)?;
+        Some(String::from_utf8_lossy(&s[..s.iter().position(|&b| b == 0)?]).into_owned())
+    };
+    let names = section(strndx)?.bytes;
+    let mut symtab: Option<(&[u8], &[u8])> = None;
+    let mut counts = Vec::new();
+    for i in 0..count {
+        let sh = section(i)?;
+        if sh.kind == SHT_SYMTAB {
+            symtab = Some((sh.bytes, section(sh.link)?.bytes));
+        } else if cstr(names, sh.name).as_deref() == Some(".nv.info") {
+            let b = sh.bytes;
+            let mut at = 0;
+            while at + 4 <= b.len() {
+                let (fmt, attr) = (b[at], b[at + 1]);
+                let len = if fmt == EIFMT_SVAL { u16_at(b, at + 2).unwrap_or(0) as usize } else { 0 };
+                if fmt == EIFMT_SVAL && attr == EIATTR_REGCOUNT && len == 8 {
+                    counts.push((u32_at(b, at + 4).unwrap_or(0) as usize, u32_at(b, at + 8).unwrap_or(0)));
+                }
+                at += 4 + len;
+            }
+        }
+    }
+    let Some((syms, strs)) = symtab else { return Err(bad(shoff, "no symbol table")) };
+    let name_of = |sym: usize| -> Option<String> { cstr(strs, u32_at(syms, sym.checked_mul(SYM_SIZE)?)? as usize) };
+    Ok(counts.into_iter().filter_map(|(sym, regs)| Some((name_of(sym)?, regs))).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +249,22 @@ mod tests {
         assert_eq!(pick_ptx(&e, 86).map(|e| e.arch), Some(80));
         assert_eq!(pick_ptx(&e, 70).map(|e| e.arch), Some(80));
         assert_eq!(e[1].text().unwrap(), ".version 9.0\n.target sm_90\n");
+    }
+
+    /// The sm_90 cubin nvcc 13.0 made of tests/data/template_k.cu (`nvcc -keep`); ptxas -v said
+    /// "Used 24 registers" for `k<3>`.
+    #[test]
+    fn registers_from_a_real_cubin() {
+        let elf = include_bytes!("../tests/data/template_k.sm_90.cubin");
+        let regs = cubin_registers(elf).unwrap();
+        assert_eq!(regs.len(), 1);
+        assert_eq!(regs["_Z1kILi3EEvPi"], 24);
+        assert!(cubin_registers(&elf[..40]).is_err());
+        // Two kernels whose symbols' order differs from their sections' (workloads/programs/
+        // reduce.cu; ptxas -v: 14 and 20 registers).
+        let regs = cubin_registers(include_bytes!("../tests/data/reduce.sm_90.cubin")).unwrap();
+        assert_eq!((regs["_Z9final_sumPKxPxi"], regs["_Z12partial_sumsPKiPxi"]), (14, 20));
+        assert!(cubin_registers(b"not an elf").unwrap_err().message.contains("64-bit ELF"));
     }
 
     #[test]

@@ -198,12 +198,13 @@ fn module_of(handle: *mut *mut c_void) -> usize {
     unsafe { *handle as usize }
 }
 
-/// The PTX of the fatbinary behind `wrapper` for the device's compute capability.
+/// The PTX of the fatbinary behind `wrapper` for the device's compute capability, and the
+/// registers ptxas gave each kernel in the cubin for exactly that capability (empty without one).
 ///
 /// # Safety
 /// `wrapper` is what nvcc's registration code passes: a `__fatBinC_Wrapper_t` whose data
 /// pointer addresses a whole fatbin.
-unsafe fn fatbin_ptx(wrapper: *const c_void, cc: u32) -> Result<String, String> {
+unsafe fn fatbin_module(wrapper: *const c_void, cc: u32) -> Result<runtime::ModuleCode, String> {
     if wrapper.is_null() {
         return Err("null fatbinary".into());
     }
@@ -219,7 +220,11 @@ unsafe fn fatbin_ptx(wrapper: *const c_void, cc: u32) -> Result<String, String> 
     let bytes = unsafe { std::slice::from_raw_parts(w.data, size) };
     let entries = fatbin::parse(bytes).map_err(|e| e.to_string())?;
     let ptx = fatbin::pick_ptx(&entries, cc).ok_or("the fatbinary holds no PTX (build with -arch=sm_XY, which embeds it)")?;
-    ptx.text().map(str::to_string).map_err(|e| e.to_string())
+    let registers = match fatbin::pick_cubin(&entries, cc) {
+        Some(c) => fatbin::cubin_registers(&c.payload).map_err(|e| e.to_string())?,
+        None => Default::default(),
+    };
+    Ok(runtime::ModuleCode { ptx: ptx.text().map_err(|e| e.to_string())?.to_string(), registers, cubin_arch: cc })
 }
 
 #[no_mangle]
@@ -227,9 +232,9 @@ pub extern "C" fn __cudaRegisterFatBinary(wrapper: *mut c_void) -> *mut *mut c_v
     let mut module = usize::MAX;
     with("__cudaRegisterFatBinary", |rt| {
         // SAFETY: nvcc's registration passes its fatbinary wrapper.
-        let ptx = unsafe { fatbin_ptx(wrapper, rt.cc()) };
+        let code = unsafe { fatbin_module(wrapper, rt.cc()) };
         let origin = format!("{}[ptx {}]", rt.report.program, rt.modules());
-        module = rt.register_module(ptx, &origin);
+        module = rt.register_module(code, &origin);
         Ok(())
     });
     Box::into_raw(Box::new(module as *mut c_void))

@@ -27,10 +27,21 @@ use crate::error::{Error, Result};
 use crate::error::code;
 use crate::report::{LaunchRecord, Report};
 
+/// What a fatbinary gives the simulator: its PTX, and the registers per thread ptxas allocated
+/// each kernel in its cubin for the simulated compute capability (`cubin_arch`).
+pub struct ModuleCode {
+    pub ptx: String,
+    pub registers: HashMap<String, u32>,
+    pub cubin_arch: u32,
+}
+
 /// One registered fatbinary.
 struct Module {
     /// Its kernels, lowered from the PTX; `Err`: why the PTX could not be used.
     programs: std::result::Result<Vec<Arc<Program>>, String>,
+    /// ptxas's registers per thread by kernel (empty: the simulator estimates them).
+    registers: HashMap<String, u32>,
+    cubin_arch: u32,
     /// Its variables on the device.
     placed: Placed,
 }
@@ -131,14 +142,18 @@ impl Runtime {
 
     /// Registers a fatbinary's PTX (already extracted); returns the module's index. A PTX the
     /// simulator cannot lower is kept as the reason, reported when one of its kernels launches.
-    pub fn register_module(&mut self, ptx: std::result::Result<String, String>, origin: &str) -> usize {
-        let programs = ptx.and_then(|text| {
-            warpsim_isa::load(&text, origin).map(|ps| ps.into_iter().map(Arc::new).collect()).map_err(|e| e.to_string())
-        });
+    pub fn register_module(&mut self, code: std::result::Result<ModuleCode, String>, origin: &str) -> usize {
+        let (programs, registers, cubin_arch) = match code {
+            Ok(c) => {
+                let p = warpsim_isa::load(&c.ptx, origin).map(|ps| ps.into_iter().map(Arc::new).collect()).map_err(|e| e.to_string());
+                (p, c.registers, c.cubin_arch)
+            }
+            Err(e) => (Err(e), HashMap::new(), 0),
+        };
         if let Err(e) = &programs {
             eprintln!("warpsim: {origin}: its kernels cannot run: {e}");
         }
-        self.modules.push(Module { programs, placed: Placed::new() });
+        self.modules.push(Module { programs, registers, cubin_arch, placed: Placed::new() });
         self.modules.len() - 1
     }
 
@@ -205,16 +220,22 @@ impl Runtime {
         self.functions.contains_key(&host)
     }
 
-    /// Registers per thread the SM gives the kernel at this block size (the simulator's rule:
-    /// [`warpsim_sim::launch::allocated_registers`]).
-    fn registers(prog: &Program, grid: [u32; 3], block: [u32; 3], shared: u32) -> u32 {
+    /// Registers per thread the SM gives the kernel at this block size: ptxas's count from the
+    /// module's cubin when it has one for the simulated target, else the simulator's estimate
+    /// (the rule of [`warpsim_sim::launch::allocated_registers`]).
+    fn registers(&self, module: usize, prog: &Program, grid: [u32; 3], block: [u32; 3], shared: u32) -> u32 {
+        let m = &self.modules[module];
+        let compiled = m.registers.get(&prog.name).copied();
         let l = warpsim_workloads::Launch {
             grid,
             block,
             cluster: prog.directives.reqnctapercluster.unwrap_or([1, 1, 1]),
             dynamic_smem: shared,
-            regs_per_thread: None,
-            regs_source: warpsim_workloads::RegsSource::Estimate,
+            regs_per_thread: compiled,
+            regs_source: match compiled {
+                Some(_) => warpsim_workloads::RegsSource::Compiler(format!("the program's sm_{} cubin", m.cubin_arch)),
+                None => warpsim_workloads::RegsSource::Estimate,
+            },
             maxrregcount: None,
             spills: Default::default(),
         };
@@ -237,7 +258,7 @@ impl Runtime {
         let shared = u32::try_from(c.shared).map_err(|_| Error::new(code::INVALID_VALUE, format!("{} bytes of dynamic shared memory", c.shared)))?;
         let cluster = prog.directives.reqnctapercluster.unwrap_or([1, 1, 1]);
         let dims = LaunchDims { grid: c.grid, block: c.block, cluster, dynamic_smem: shared };
-        let regs = Self::registers(&prog, c.grid, c.block, shared);
+        let regs = self.registers(module, &prog, c.grid, c.block, shared);
         warpsim_sim::features::check(&prog, &self.cfg).map_err(|e| Error::new(code::NO_KERNEL_IMAGE_FOR_DEVICE, e))?;
         let k = self.gpu.kernel_sharing(Arc::clone(&prog), dims, params, &mut self.modules[module].placed).map_err(|f| launch_error(&f))?;
         let k = Arc::new(k);
@@ -416,10 +437,11 @@ impl Runtime {
     /// `cudaFuncGetAttributes`' figures: (static shared bytes, constant bytes, local bytes per
     /// thread, max threads per block, registers per thread, PTX version × 10).
     pub fn func_attributes(&self, host: usize) -> Result<FuncAttributes> {
-        let (_, p) = self.function(host)?;
+        let (f, p) = self.function(host)?;
+        let module = f.module;
         let constant = p.symbols.iter().filter(|s| s.kind == SymKind::Const).map(|s| s.size).sum();
         let max_threads = p.directives.maxntid.map_or(1024, |m| m.iter().product::<u32>().min(1024));
-        let regs = Self::registers(&p, [1, 1, 1], [max_threads, 1, 1], 0);
+        let regs = self.registers(module, &p, [1, 1, 1], [max_threads, 1, 1], 0);
         Ok(FuncAttributes {
             shared: p.dynamic_smem_base,
             constant,
@@ -431,8 +453,8 @@ impl Runtime {
 
     /// Blocks of the kernel one SM holds at once (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`).
     pub fn occupancy(&self, host: usize, block: u32, dynamic: u64) -> Result<u32> {
-        let (_, p) = self.function(host)?;
-        let regs = Self::registers(&p, [1, 1, 1], [block, 1, 1], dynamic as u32);
+        let (f, p) = self.function(host)?;
+        let regs = self.registers(f.module, &p, [1, 1, 1], [block, 1, 1], dynamic as u32);
         let smem = (p.dynamic_smem_base + dynamic) as u32;
         warpsim_sim::occupancy::occupancy(&self.cfg, block, regs, smem).map(|o| o.ctas_per_sm).or(Ok(0))
     }
