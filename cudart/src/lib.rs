@@ -370,25 +370,19 @@ fn launch(name: &str, func: *const c_void, grid: Dim3, block: Dim3, args: *mut *
     })
 }
 
-#[no_mangle]
-pub extern "C" fn __cudaLaunchKernel(kernel: *const c_void, grid: Dim3, block: Dim3, args: *mut *mut c_void, shared: usize, stream: *mut c_void) -> CudaError {
-    launch("__cudaLaunchKernel", kernel, grid, block, args, shared, stream)
+/// The launch entry points: `<<<>>>`'s (`__cudaLaunchKernel`, given `__cudaGetKernel`'s handle,
+/// the host stub), the explicit `cudaLaunchKernel`, and their per-thread-default-stream forms
+/// (the simulator has one timeline, so these are the same).
+macro_rules! launches {
+    ($($name:ident),*) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(func: *const c_void, grid: Dim3, block: Dim3, args: *mut *mut c_void, shared: usize, stream: *mut c_void) -> CudaError {
+            launch(stringify!($name), func, grid, block, args, shared, stream)
+        }
+    )*};
 }
 
-#[no_mangle]
-pub extern "C" fn __cudaLaunchKernel_ptsz(kernel: *const c_void, grid: Dim3, block: Dim3, args: *mut *mut c_void, shared: usize, stream: *mut c_void) -> CudaError {
-    launch("__cudaLaunchKernel_ptsz", kernel, grid, block, args, shared, stream)
-}
-
-#[no_mangle]
-pub extern "C" fn cudaLaunchKernel(func: *const c_void, grid: Dim3, block: Dim3, args: *mut *mut c_void, shared: usize, stream: *mut c_void) -> CudaError {
-    launch("cudaLaunchKernel", func, grid, block, args, shared, stream)
-}
-
-#[no_mangle]
-pub extern "C" fn cudaLaunchKernel_ptsz(func: *const c_void, grid: Dim3, block: Dim3, args: *mut *mut c_void, shared: usize, stream: *mut c_void) -> CudaError {
-    launch("cudaLaunchKernel_ptsz", func, grid, block, args, shared, stream)
-}
+launches!(__cudaLaunchKernel, __cudaLaunchKernel_ptsz, cudaLaunchKernel, cudaLaunchKernel_ptsz);
 
 // ---------------------------------------------------------------------------------------------
 // Memory.
@@ -567,13 +561,18 @@ pub extern "C" fn cudaMemGetInfo(free_bytes: *mut usize, total: *mut usize) -> C
 // ---------------------------------------------------------------------------------------------
 // Streams and events.
 
+/// Makes a stream or event with `make` and writes its handle through `out`.
+fn create(name: &str, out: *mut *mut c_void, make: fn(&mut Runtime) -> usize) -> CudaError {
+    with(name, |rt| {
+        let h = make(rt);
+        // SAFETY: the caller's output pointer.
+        unsafe { put(out, h as *mut c_void) }
+    })
+}
+
 #[no_mangle]
 pub extern "C" fn cudaStreamCreate(stream: *mut *mut c_void) -> CudaError {
-    with("cudaStreamCreate", |rt| {
-        let s = rt.stream_create();
-        // SAFETY: the caller's output pointer.
-        unsafe { put(stream, s as *mut c_void) }
-    })
+    create("cudaStreamCreate", stream, Runtime::stream_create)
 }
 
 #[no_mangle]
@@ -608,11 +607,7 @@ pub extern "C" fn cudaStreamWaitEvent(stream: *mut c_void, event: *mut c_void, _
 
 #[no_mangle]
 pub extern "C" fn cudaEventCreate(event: *mut *mut c_void) -> CudaError {
-    with("cudaEventCreate", |rt| {
-        let e = rt.event_create();
-        // SAFETY: the caller's output pointer.
-        unsafe { put(event, e as *mut c_void) }
-    })
+    create("cudaEventCreate", event, Runtime::event_create)
 }
 
 #[no_mangle]
@@ -657,27 +652,40 @@ pub extern "C" fn cudaEventElapsedTime(ms: *mut f32, start: *mut c_void, end: *m
 // ---------------------------------------------------------------------------------------------
 // Device management and queries.
 
-#[no_mangle]
-pub extern "C" fn cudaDeviceSynchronize() -> CudaError {
-    with("cudaDeviceSynchronize", |_| Ok(()))
+/// Calls that succeed with nothing to do: the device runs each launch to completion at once,
+/// holds no state to reset, and picks cache carve-outs, printf FIFO, heap and stack sizes itself.
+macro_rules! accepted {
+    ($($name:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name($($arg: $ty),*) -> CudaError {
+            $(let _ = $arg;)*
+            with(stringify!($name), |_| Ok(()))
+        }
+    )*};
 }
 
-#[no_mangle]
-pub extern "C" fn cudaDeviceReset() -> CudaError {
-    with("cudaDeviceReset", |_| Ok(()))
+accepted!(
+    cudaDeviceSynchronize(),
+    cudaDeviceReset(),
+    cudaSetDeviceFlags(flags: c_uint),
+    cudaDeviceSetCacheConfig(config: c_int),
+    cudaFuncSetCacheConfig(func: *const c_void, config: c_int),
+    cudaDeviceSetLimit(limit: c_int, value: usize),
+);
+
+/// Calls that answer one integer: one device, numbered 0, of CUDA 13.0.
+macro_rules! answers {
+    ($($name:ident = $v:expr),* $(,)?) => {$(
+        #[no_mangle]
+        pub extern "C" fn $name(out: *mut c_int) -> CudaError {
+            // SAFETY: the caller's output pointer.
+            with(stringify!($name), |_| unsafe { put(out, $v) })
+        }
+    )*};
 }
 
-#[no_mangle]
-pub extern "C" fn cudaGetDeviceCount(count: *mut c_int) -> CudaError {
-    // SAFETY: the caller's output pointer.
-    with("cudaGetDeviceCount", |_| unsafe { put(count, 1) })
-}
+answers!(cudaGetDeviceCount = 1, cudaGetDevice = 0, cudaDriverGetVersion = 13000, cudaRuntimeGetVersion = 13000);
 
-#[no_mangle]
-pub extern "C" fn cudaGetDevice(device: *mut c_int) -> CudaError {
-    // SAFETY: the caller's output pointer.
-    with("cudaGetDevice", |_| unsafe { put(device, 0) })
-}
 
 fn check_device(device: c_int) -> Result<(), Error> {
     if device == 0 {
@@ -697,21 +705,6 @@ pub extern "C" fn cudaInitDevice(device: c_int, _flags: c_uint, _more: c_uint) -
     with("cudaInitDevice", |_| check_device(device))
 }
 
-#[no_mangle]
-pub extern "C" fn cudaSetDeviceFlags(_flags: c_uint) -> CudaError {
-    with("cudaSetDeviceFlags", |_| Ok(()))
-}
-
-/// Cache and shared-memory preferences: the simulator picks the carve-out itself.
-#[no_mangle]
-pub extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> CudaError {
-    with("cudaDeviceSetCacheConfig", |_| Ok(()))
-}
-
-#[no_mangle]
-pub extern "C" fn cudaFuncSetCacheConfig(_func: *const c_void, _config: c_int) -> CudaError {
-    with("cudaFuncSetCacheConfig", |_| Ok(()))
-}
 
 /// `cudaFuncAttributeMaxDynamicSharedMemorySize` and the carve-out preference: launches are
 /// checked against the preset's per-block limit whatever the program asked.
@@ -726,23 +719,6 @@ pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, _attr: c_int, _value
     })
 }
 
-/// `cudaDeviceSetLimit`: the printf FIFO, heap and stack sizes do not bind here.
-#[no_mangle]
-pub extern "C" fn cudaDeviceSetLimit(_limit: c_int, _value: usize) -> CudaError {
-    with("cudaDeviceSetLimit", |_| Ok(()))
-}
-
-#[no_mangle]
-pub extern "C" fn cudaDriverGetVersion(v: *mut c_int) -> CudaError {
-    // SAFETY: the caller's output pointer.
-    with("cudaDriverGetVersion", |_| unsafe { put(v, 13000) })
-}
-
-#[no_mangle]
-pub extern "C" fn cudaRuntimeGetVersion(v: *mut c_int) -> CudaError {
-    // SAFETY: the caller's output pointer.
-    with("cudaRuntimeGetVersion", |_| unsafe { put(v, 13000) })
-}
 
 /// Device memory the preset's device has: the H200's 141 GB for Hopper, 80 GB otherwise (the
 /// presets model no capacity; no simulated allocation comes near either).
