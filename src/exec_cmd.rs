@@ -88,7 +88,11 @@ fn run_in(a: &ExecArgs, cfg: &warpsim_sim::config::ArchConfig, lib: &Path, dir: 
     };
     let r: warpsim_cudart::report::Report = serde_json::from_str(&text).context("the runtime's report does not parse")?;
     let (us, cycles) = r.totals();
-    eprintln!("warpsim exec: {} launches on {}, {cycles} cycles, {us:.2} µs of simulated kernel time", r.launches.len(), r.arch);
+    if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        eprintln!("warpsim exec: {} was killed by signal {sig}; the report is written at exit, so it lists no launches", a.program[0]);
+    } else {
+        eprintln!("warpsim exec: {} launches on {}, {cycles} cycles, {us:.2} µs of simulated kernel time", r.launches.len(), r.arch);
+    }
     if let Some(out) = &a.report {
         std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
     }

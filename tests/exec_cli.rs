@@ -112,6 +112,15 @@ fn presets_and_threads() {
     assert_eq!(cycles(&r), cycles(&r4));
 }
 
+/// A program that is not a CUDA program (it never loads libcudart.so.13) is told apart from one
+/// that ran; a program that is not there is an error naming it.
+#[test]
+fn programs_that_cannot_be_simulated_are_clear_errors() {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpsim")).args(["exec", "--", "true"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("did not load the simulator's libcudart.so.13") && err.contains("-cudart shared"), "{err}");
+}
+
 #[test]
 fn a_program_that_is_not_there_is_a_clear_error() {
     let (ok, _, err, _) = exec("no-such-program", &[]);

@@ -77,17 +77,27 @@ fn start() -> std::result::Result<Runtime, String> {
     }
     // SAFETY: registering a plain function with the C library.
     unsafe { atexit(write_report) };
-    Ok(Runtime::new(cfg, threads, program))
+    let rt = Runtime::new(cfg, threads, program);
+    // The report exists from the start (no launches yet): a program that dies before exit leaves
+    // it, and `warpsim exec` can tell that the library was loaded.
+    save_report(&rt.report);
+    Ok(rt)
 }
 
-/// Writes the report at process exit, if one was asked for.
-extern "C" fn write_report() {
+/// Writes `report` where [`ENV_REPORT`] says, if it says.
+fn save_report(report: &report::Report) {
     let Some(path) = std::env::var_os(ENV_REPORT) else { return };
-    let guard = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(Ok(rt)) = guard.as_ref() else { return };
-    let text = serde_json::to_string_pretty(&rt.report).unwrap_or_default();
+    let text = serde_json::to_string_pretty(report).unwrap_or_default();
     if let Err(e) = std::fs::write(&path, text + "\n") {
         eprintln!("warpsim: cannot write the report {}: {e}", std::path::Path::new(&path).display());
+    }
+}
+
+/// Writes the report at process exit.
+extern "C" fn write_report() {
+    let guard = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(Ok(rt)) = guard.as_ref() {
+        save_report(&rt.report);
     }
 }
 
