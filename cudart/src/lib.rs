@@ -502,40 +502,45 @@ pub extern "C" fn cudaMemsetAsync(ptr: *mut c_void, value: c_int, count: usize, 
     })
 }
 
-fn to_symbol(name: &str, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: c_int, stream: usize) -> CudaError {
-    with(name, |rt| {
-        rt.stream_sync(stream)?;
-        let a = rt.symbol_range(symbol as usize, count as u64, offset as u64)?;
-        copy(rt, a as *mut c_void, src, count, if kind == 4 { 4 } else { kind | 1 })
-    })
+/// Which way a symbol copy goes: into the variable, or out of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SymbolCopy {
+    To,
+    From,
 }
 
-fn from_symbol(name: &str, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: c_int, stream: usize) -> CudaError {
+/// `count` bytes between `other` and variable `symbol` at `offset`, after the stream's work. The
+/// kind names the other side (host or device); the variable's side is the device.
+#[allow(clippy::too_many_arguments)]
+fn symbol_copy(name: &str, way: SymbolCopy, other: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: c_int, stream: usize) -> CudaError {
     with(name, |rt| {
         rt.stream_sync(stream)?;
-        let a = rt.symbol_range(symbol as usize, count as u64, offset as u64)?;
-        copy(rt, dst, a as *const c_void, count, if kind == 4 { 4 } else { kind | 2 })
+        let a = rt.symbol_range(symbol as usize, count as u64, offset as u64)? as *mut c_void;
+        match way {
+            SymbolCopy::To => copy(rt, a, other, count, if kind == 4 { 4 } else { kind | 1 }),
+            SymbolCopy::From => copy(rt, other, a, count, if kind == 4 { 4 } else { kind | 2 }),
+        }
     })
 }
 
 #[no_mangle]
 pub extern "C" fn cudaMemcpyToSymbol(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: c_int) -> CudaError {
-    to_symbol("cudaMemcpyToSymbol", symbol, src, count, offset, kind, 0)
+    symbol_copy("cudaMemcpyToSymbol", SymbolCopy::To, src as *mut c_void, symbol, count, offset, kind, 0)
 }
 
 #[no_mangle]
 pub extern "C" fn cudaMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: c_int, stream: *mut c_void) -> CudaError {
-    to_symbol("cudaMemcpyToSymbolAsync", symbol, src, count, offset, kind, stream as usize)
+    symbol_copy("cudaMemcpyToSymbolAsync", SymbolCopy::To, src as *mut c_void, symbol, count, offset, kind, stream as usize)
 }
 
 #[no_mangle]
 pub extern "C" fn cudaMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: c_int) -> CudaError {
-    from_symbol("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind, 0)
+    symbol_copy("cudaMemcpyFromSymbol", SymbolCopy::From, dst, symbol, count, offset, kind, 0)
 }
 
 #[no_mangle]
 pub extern "C" fn cudaMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: c_int, stream: *mut c_void) -> CudaError {
-    from_symbol("cudaMemcpyFromSymbolAsync", dst, symbol, count, offset, kind, stream as usize)
+    symbol_copy("cudaMemcpyFromSymbolAsync", SymbolCopy::From, dst, symbol, count, offset, kind, stream as usize)
 }
 
 #[no_mangle]
