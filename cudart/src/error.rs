@@ -11,6 +11,7 @@ pub mod code {
     pub const MEMORY_ALLOCATION: i32 = 2;
     pub const INITIALIZATION_ERROR: i32 = 3;
     pub const INVALID_CONFIGURATION: i32 = 9;
+    pub const INVALID_PITCH_VALUE: i32 = 12;
     pub const INVALID_SYMBOL: i32 = 13;
     pub const INVALID_DEVICE_POINTER: i32 = 17;
     pub const INVALID_MEMCPY_DIRECTION: i32 = 21;
@@ -38,6 +39,7 @@ const TABLE: &[(i32, &CStr, &CStr)] = &[
     (code::MEMORY_ALLOCATION, c"cudaErrorMemoryAllocation", c"out of memory"),
     (code::INITIALIZATION_ERROR, c"cudaErrorInitializationError", c"initialization error"),
     (code::INVALID_CONFIGURATION, c"cudaErrorInvalidConfiguration", c"invalid configuration argument"),
+    (code::INVALID_PITCH_VALUE, c"cudaErrorInvalidPitchValue", c"invalid pitch argument"),
     (code::INVALID_SYMBOL, c"cudaErrorInvalidSymbol", c"invalid device symbol"),
     (code::INVALID_DEVICE_POINTER, c"cudaErrorInvalidDevicePointer", c"invalid device pointer"),
     (code::INVALID_MEMCPY_DIRECTION, c"cudaErrorInvalidMemcpyDirection", c"invalid copy direction for memcpy"),

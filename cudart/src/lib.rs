@@ -502,6 +502,59 @@ pub extern "C" fn cudaMemsetAsync(ptr: *mut c_void, value: c_int, count: usize, 
     })
 }
 
+/// Row pitch of `cudaMallocPitch`: rows aligned to 512 bytes (the texture pitch alignment CUDA
+/// devices report; the figure only has to be a valid pitch).
+const PITCH_ALIGN: usize = 512;
+
+#[no_mangle]
+pub extern "C" fn cudaMallocPitch(ptr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> CudaError {
+    with("cudaMallocPitch", |rt| {
+        let p = width.div_ceil(PITCH_ALIGN).max(1) * PITCH_ALIGN;
+        let a = rt.malloc((p * height) as u64);
+        // SAFETY: the caller's output pointers.
+        unsafe {
+            put(pitch, p)?;
+            put(ptr, a as *mut c_void)
+        }
+    })
+}
+
+/// `height` rows of `width` bytes between pitched buffers, row by row as [`copy`] copies.
+#[allow(clippy::too_many_arguments)]
+fn copy_2d(rt: &mut Runtime, dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int) -> Result<(), Error> {
+    if width > dpitch || width > spitch {
+        return Err(Error::new(code::INVALID_PITCH_VALUE, format!("rows of {width} bytes, pitches {dpitch} and {spitch}")));
+    }
+    for row in 0..height {
+        copy(rt, (dst as usize + row * dpitch) as *mut c_void, (src as usize + row * spitch) as *const c_void, width, kind)?;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int) -> CudaError {
+    with("cudaMemcpy2D", |rt| copy_2d(rt, dst, dpitch, src, spitch, width, height, kind))
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn cudaMemcpy2DAsync(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int, stream: *mut c_void) -> CudaError {
+    with("cudaMemcpy2DAsync", |rt| {
+        rt.stream_sync(stream as usize)?;
+        copy_2d(rt, dst, dpitch, src, spitch, width, height, kind)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cudaMemset2D(ptr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize) -> CudaError {
+    with("cudaMemset2D", |rt| {
+        if width > pitch {
+            return Err(Error::new(code::INVALID_PITCH_VALUE, format!("rows of {width} bytes, pitch {pitch}")));
+        }
+        (0..height).try_for_each(|row| rt.write_device(ptr as u64 + (row * pitch) as u64, &vec![value as u8; width]))
+    })
+}
+
 /// Which way a symbol copy goes: into the variable, or out of it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SymbolCopy {
