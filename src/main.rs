@@ -15,6 +15,7 @@ macro_rules! out {
 }
 use clap::{Parser, Subcommand};
 
+mod exec_cmd;
 mod isa_mode;
 mod sweep_cmd;
 mod validate_cmd;
@@ -39,6 +40,9 @@ enum Cmd {
     },
     /// Run a workload (a manifest path or a bundled name) and check its outputs.
     Run(RunArgs),
+    /// Run a CUDA program built with `nvcc -cudart shared` on the simulator, unmodified:
+    /// `warpsim exec [--arch P] [--report R.json] -- ./program args...`.
+    Exec(exec_cmd::ExecArgs),
     /// List the bundled workloads.
     Workloads,
     /// The SASS ptxas makes of a workload or PTX file (Volta to Hopper): per instruction its pc,
@@ -530,6 +534,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Run(a) => run_workload(a)?,
+        Cmd::Exec(a) => exec_cmd::run(a)?,
         Cmd::Config { cmd: ConfigCmd::Keys { arch, json, markdown } } => {
             let cfg = arch.as_deref().map(warpsim_sim::presets::preset).transpose()?;
             if json {

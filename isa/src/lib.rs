@@ -19,6 +19,7 @@ pub mod lexer;
 pub mod liveness;
 pub mod lower;
 pub mod machine;
+pub mod names;
 pub mod parser;
 pub mod program;
 pub mod schedule;

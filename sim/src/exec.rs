@@ -1150,10 +1150,29 @@ fn call(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<Ste
     }
     let callee = &k.prog.funcs[f as usize];
     if callee.extern_decl {
-        // External functions: `vprintf` prints nothing here and returns 0; anything else is unknown.
+        // External functions: `vprintf` prints into the kernel's sink and returns 0; anything
+        // else is unknown.
         if callee.name != "vprintf" {
             return Err(c.fault(w, lane0, FaultKind::Unsupported(format!("call to external function `{}`", callee.name))));
         }
+        let mut text = Vec::new();
+        for l in lanes(exec) {
+            let pointer = |o: Option<&Opnd>, c: &mut Ctx<'_, '_>, w: &mut Warp| -> u64 {
+                match o {
+                    Some(Opnd::SymAddr(s, _)) if k.prog.symbols[*s as usize].kind == SymKind::Frame => {
+                        let mut b = [0u8; 8];
+                        let a = c.sym_addr(w, *s);
+                        c.access(w, Space::Local, a, &mut b, false, l).map_or(0, |_| u64::from_le_bytes(b))
+                    }
+                    Some(o) => c.read(w, o, l),
+                    None => 0,
+                }
+            };
+            let (fmt, buf) = (pointer(args.first(), c, w), pointer(args.get(1), c, w));
+            let mut read = |a: u64, out: &mut [u8]| c.access(w, Space::Generic, a, out, false, l).is_ok();
+            text.extend(crate::printf::format(fmt, buf, &mut read));
+        }
+        k.printf.push(c.env.ctas[c.env.me].linear, w.slot, &text);
         for r in rets {
             if let Opnd::SymAddr(s, _) = r {
                 let a = c.sym_addr(w, *s);

@@ -6,7 +6,7 @@ use warpsim_isa::Program;
 
 use crate::fault::Fault;
 use crate::functional::{self, FunctionalStats};
-use crate::kernel::{load_symbols, Kernel, LaunchDims};
+use crate::kernel::{load_symbols_into, Kernel, LaunchDims, Placed};
 use crate::memory::DeviceMemory;
 
 /// A simulated device: its memory, SM count, and what special registers read of its shape.
@@ -46,7 +46,13 @@ impl Gpu {
 
     /// Loads the program's globals and builds a kernel for a launch.
     pub fn kernel(&mut self, prog: Arc<Program>, dims: LaunchDims, params: Vec<u8>) -> Result<Kernel, Fault> {
-        let syms = load_symbols(&prog, &mut self.mem);
+        self.kernel_sharing(prog, dims, params, &mut Placed::new())
+    }
+
+    /// [`Gpu::kernel`] for a kernel of a module whose variables may already be on the device
+    /// (`placed`, see [`load_symbols_into`]): a program's launches share them.
+    pub fn kernel_sharing(&mut self, prog: Arc<Program>, dims: LaunchDims, params: Vec<u8>, placed: &mut Placed) -> Result<Kernel, Fault> {
+        let syms = load_symbols_into(&prog, &mut self.mem, placed);
         let mut k = Kernel::new(prog, dims, params, syms, self.nsm)?;
         (k.sm_mhz, k.max_warps) = (self.sm_mhz, self.max_warps);
         Ok(k)

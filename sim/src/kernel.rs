@@ -61,24 +61,38 @@ pub struct Kernel {
     pub local_limit: u64,
     /// Per register: the mask of its declared width, or 0 for predicates (stored as 0/1).
     pub reg_mask: Vec<u64>,
+    /// What the launch's `printf` calls printed.
+    pub printf: crate::printf::PrintfSink,
 }
 
+/// Module variables already in device memory, by name: the globals and constants of one PTX
+/// module, which every kernel of the module (and every launch of a program) shares.
+pub type Placed = std::collections::HashMap<String, u64>;
+
 /// Places a program's globals and constants in device memory (with initial bytes and address
-/// relocations) and computes every symbol's address.
-pub fn load_symbols(prog: &Program, mem: &mut DeviceMemory) -> Vec<u64> {
+/// relocations) and computes every symbol's address. A global or constant named in `placed` (a
+/// variable of the module already on the device) keeps its address and contents; the others are
+/// placed, initialized and added.
+pub fn load_symbols_into(prog: &Program, mem: &mut DeviceMemory, placed: &mut Placed) -> Vec<u64> {
     let mut addr = vec![0u64; prog.symbols.len()];
+    let mut fresh = vec![false; prog.symbols.len()];
     for (i, s) in prog.symbols.iter().enumerate() {
         addr[i] = match s.kind {
-            SymKind::Global | SymKind::Const => {
-                let a = mem.alloc(&s.name, s.size, s.align as u64);
-                mem.write(a, &s.init);
-                a
-            }
+            SymKind::Global | SymKind::Const => match placed.get(&s.name) {
+                Some(&a) => a,
+                None => {
+                    let a = mem.alloc(&s.name, s.size, s.align as u64);
+                    mem.write(a, &s.init);
+                    placed.insert(s.name.clone(), a);
+                    fresh[i] = true;
+                    a
+                }
+            },
             SymKind::Func => FUNC_BASE + s.offset * 16,
             _ => s.offset,
         };
     }
-    for (i, s) in prog.symbols.iter().enumerate() {
+    for (i, s) in prog.symbols.iter().enumerate().filter(|&(i, _)| fresh[i]) {
         for &(off, target, addend, _generic) in &s.relocs {
             let v = addr[target as usize].wrapping_add(addend as u64);
             let n = (s.ty.bytes() as usize).clamp(4, 8);
@@ -138,6 +152,6 @@ impl Kernel {
         }
         let reg_mask = prog.regs.iter().map(|r| if r.ty == warpsim_isa::types::Ty::Pred { 0 } else { r.ty.mask() }).collect();
         // The H200's clock and warp slots until the device sets its own (`Gpu::kernel`).
-        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, sm_mhz: 1980.0, max_warps: 64, local_limit: LOCAL_LIMIT, reg_mask })
+        Ok(Kernel { prog, dims, params, sym_addr, smem_bytes, nsm, sm_mhz: 1980.0, max_warps: 64, local_limit: LOCAL_LIMIT, reg_mask, printf: Default::default() })
     }
 }

@@ -26,6 +26,7 @@ pub mod kernel;
 pub mod memory;
 pub mod params;
 pub mod presets;
+pub mod printf;
 pub mod record;
 pub mod warp;
 pub mod watchdog;

@@ -158,22 +158,33 @@ impl Cuda {
             packed.len(),
             t.elapsed().as_secs_f64() * 1e3
         ));
+        let after: Vec<Vec<u8>> = buffers.iter().map(DevBuf::read).collect::<Result<_, Error>>()?;
         let outputs = w
             .manifest
             .buffers
             .iter()
-            .zip(&buffers)
+            .zip(&after)
             .filter(|(spec, _)| spec.output)
-            .map(|(spec, buf)| Ok((spec.name.clone(), buf.read()?)))
-            .collect::<Result<Vec<_>, Error>>()?;
+            .map(|(spec, bytes)| (spec.name.clone(), bytes.clone()))
+            .collect();
+        // Every buffer the launch changed is put back before each timed launch, so each one
+        // starts from the inputs the first did (a kernel that consumes its input, a BFS level
+        // clearing its frontier, is otherwise timed on an emptied one).
+        let initial: Vec<Vec<u8>> = w.manifest.buffers.iter().zip(&w.inputs).map(|(spec, data)| initial_bytes(spec.bytes(), data)).collect();
+        let written = changed_buffers(&initial, &after);
+        if !written.is_empty() {
+            let names: Vec<&str> = written.iter().map(|&i| w.manifest.buffers[i].name.as_str()).collect();
+            log(&format!("  restored before each timed launch (the kernel writes them): {}", names.join(", ")));
+        }
+        let mut restore = || written.iter().try_for_each(|&i| buffers[i].write(name, 0, &initial[i]));
 
         // A timing failure (or a panic in it) keeps the outputs and attributes gathered so far.
-        let times = if reps == 0 { Ok(Vec::new()) } else { guarded(|| self.time(&launch, &mut params, reps, log)) };
+        let times = if reps == 0 { Ok(Vec::new()) } else { guarded(|| self.time(&launch, &mut params, reps, &mut restore, log)) };
         Ok(DeviceRun { outputs, kernel, times })
     }
 
     /// `reps` timed launches, µs each; events and the flush buffer are made the first time.
-    fn time(&mut self, launch: &Launch, params: &mut Params, reps: u32, log: Log) -> Result<Vec<f64>, Error> {
+    fn time(&mut self, launch: &Launch, params: &mut Params, reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>, log: Log) -> Result<Vec<f64>, Error> {
         let timer = match self.timer.take() {
             Some(t) => t,
             None => {
@@ -182,7 +193,7 @@ impl Cuda {
                 t
             }
         };
-        let times = timer.time(launch, params, reps);
+        let times = timer.time(launch, params, reps, restore);
         self.timer = Some(timer);
         times
     }
@@ -566,10 +577,12 @@ impl Timer {
         Ok(Timer { start: Event::new()?, stop: Event::new()?, flush: DevBuf::alloc(L2_FLUSH_BYTES)? })
     }
 
-    /// `reps` timed launches, µs each, after [`WARMUP_LAUNCHES`] untimed ones.
-    fn time(&self, launch: &Launch, params: &mut Params, reps: u32) -> Result<Vec<f64>, Error> {
+    /// `reps` timed launches, µs each, after [`WARMUP_LAUNCHES`] untimed ones; `restore` runs
+    /// before each (synchronous copies, outside the events).
+    fn time(&self, launch: &Launch, params: &mut Params, reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>) -> Result<Vec<f64>, Error> {
         let mut times = (0..WARMUP_LAUNCHES + reps)
             .map(|i| {
+                restore()?;
                 // SAFETY: within the flush buffer; stream-ordered before the start event.
                 unsafe { result::memset_d8_async(self.flush.ptr, i as u8, self.flush.bytes, null_mut()) }
                     .map_err(driver("cuMemsetD8Async (L2 flush)"))?;
@@ -693,6 +706,22 @@ fn encode_tensor_map(workload: &str, tm: &TensorMap, addr: u64) -> Result<[u8; T
     Ok(out)
 }
 
+/// A buffer's contents before the first launch: zeros with the input's chunks written over.
+fn initial_bytes(bytes: u64, data: &warpsim_workloads::InitData) -> Vec<u8> {
+    let mut v = vec![0u8; bytes as usize];
+    for (offset, chunk) in data.chunks() {
+        let o = offset as usize;
+        let n = chunk.len().min(v.len().saturating_sub(o));
+        v[o..o + n].copy_from_slice(&chunk[..n]);
+    }
+    v
+}
+
+/// The buffers whose contents after the first launch differ from before it.
+fn changed_buffers(before: &[Vec<u8>], after: &[Vec<u8>]) -> Vec<usize> {
+    before.iter().zip(after).enumerate().filter(|(_, (b, a))| b != a).map(|(i, _)| i).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,6 +766,23 @@ mod tests {
         assert!(!p.kernel_params().is_null());
         let empty = ParamLayout { slots: vec![], bytes: 0 };
         assert!(Params::new(&[], &empty).kernel_params().is_null());
+    }
+
+    /// What gpu-run restores: the buffers the first launch changed, to their bytes before it
+    /// (dense and sparse inputs alike, zeros where an input says nothing).
+    #[test]
+    fn written_buffers_are_restored_to_their_inputs() {
+        let dense = warpsim_workloads::InitData::Dense(std::sync::Arc::new(vec![1, 2, 3, 4]));
+        assert_eq!(initial_bytes(6, &dense), [1, 2, 3, 4, 0, 0]);
+        let mut writes = warpsim_workloads::Writes::default();
+        writes.push(2, &[7, 7]);
+        writes.push(6, &[9]);
+        let sparse = warpsim_workloads::InitData::Sparse { len: 8, writes };
+        assert_eq!(initial_bytes(8, &sparse), [0, 0, 7, 7, 0, 0, 9, 0]);
+        let before = vec![vec![1, 2], vec![0, 0], vec![5]];
+        let after = vec![vec![1, 2], vec![0, 1], vec![4]];
+        assert_eq!(changed_buffers(&before, &after), [1, 2]);
+        assert!(changed_buffers(&before, &before).is_empty());
     }
 
     #[test]

@@ -120,9 +120,11 @@ pub fn update(mut base: Dataset, newer: Dataset) -> Result<Dataset, Error> {
     Ok(base)
 }
 
-/// Whether an ncu launch can be `rec`'s: same kernel, and same grid and block where known.
+/// Whether an ncu launch can be `rec`'s: same kernel (compared by the function's own name, so a
+/// C++ entry's mangled name meets ncu's demangled or function-only one), and same grid and block
+/// where known.
 fn matches(rec: &WorkloadRecord, l: &NcuLaunch) -> bool {
-    l.base_name() == rec.entry && l.grid.is_none_or(|g| g == rec.grid) && l.block.is_none_or(|b| b == rec.block)
+    l.base_name() == warpsim_isa::names::base_name(&rec.entry) && l.grid.is_none_or(|g| g == rec.grid) && l.block.is_none_or(|b| b == rec.block)
 }
 
 #[cfg(test)]
@@ -151,6 +153,28 @@ mod tests {
         assert_eq!(m.dataset.counter_units["gpu__time_duration.sum"], "nsecond");
         assert_eq!(m.warnings, ["ncu report 0: not a number: launch 0: smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio = n/a"]);
         assert_eq!(m.dataset.notes.len(), 1);
+    }
+
+    /// C++ kernels: the records carry the PTX's mangled entries, ncu prints its function name
+    /// (`Kernel`) or the demangled signature; both meet.
+    #[test]
+    fn mangled_entries_match_ncu_names() {
+        let mut run = sample();
+        run.workloads[0].entry = "_Z6KernelP4NodePiPbS2_S2_S1_i".into();
+        for r in &mut run.workloads[1..] {
+            r.grid = [128, 1, 1];
+            r.entry = "_Z12strided_copyIfEvPKfPfi".into();
+        }
+        let csv = SAMPLE
+            .replace("\"127.0.0.1\",\"vector_add\"", "\"127.0.0.1\",\"Kernel\"")
+            .replace("\"127.0.0.1\",\"strided_copy\"", "\"127.0.0.1\",\"void strided_copy<float>(const float *, float *, int)\"");
+        let m = merge(run, &[], &[parse(&csv).unwrap()]).unwrap();
+        let w = &m.dataset.workloads;
+        assert_eq!(w[0].cycles, Some(6913));
+        assert_eq!(w[0].counters["dram__bytes_read.sum"], 524_288.0);
+        assert_eq!(w[1].cycles, Some(8120));
+        assert_eq!(w[3].cycles, Some(12_345_678));
+        assert!(m.warnings.iter().all(|w| !w.contains("no counters")), "{:?}", m.warnings);
     }
 
     #[test]

@@ -32,9 +32,10 @@ pub struct NcuLaunch {
 }
 
 impl NcuLaunch {
-    /// The kernel name without a parameter list (`k(float*)` → `k`).
-    pub fn base_name(&self) -> &str {
-        self.kernel.split('(').next().unwrap_or("").trim()
+    /// The kernel's own name, however ncu printed it (mangled, demangled or its default
+    /// function name): `void k<3>(int *)` → `k` ([`warpsim_isa::names::base_name`]).
+    pub fn base_name(&self) -> String {
+        warpsim_isa::names::base_name(&self.kernel)
     }
 }
 
