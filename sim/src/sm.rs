@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use warpsim_isa::ast::Space;
+use warpsim_isa::control::{Control, Pipe as MachinePipe};
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
@@ -78,12 +79,14 @@ enum Unit {
     Warp,
     Lsu,
     Tensor,
+    /// The uniform datapath of machine code (`U*` opcodes): held for the issue cycle only.
+    Uniform,
     /// An integer add or subtract that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
     /// IMAD/FMA-heavy pipe): it issues on whichever of the two is free (not a pipe of its own).
     IAdd,
 }
 /// Real pipes: every unit but `IAdd`.
-const NUNITS: usize = 12;
+const NUNITS: usize = 13;
 
 fn unit_of(c: Class) -> Unit {
     match c {
@@ -104,11 +107,33 @@ fn unit_of(c: Class) -> Unit {
     }
 }
 
+/// The unit of a machine instruction's pipe ([`warpsim_isa::control::Pipe`], from the SASS
+/// front end's opcode table).
+fn unit_of_pipe(p: MachinePipe) -> Unit {
+    match p {
+        MachinePipe::Fp32 => Unit::Fp32,
+        MachinePipe::Int => Unit::Int,
+        MachinePipe::Imul => Unit::Imul,
+        MachinePipe::Fp64 => Unit::Fp64,
+        MachinePipe::Fp16 => Unit::Fp16,
+        MachinePipe::Sfu => Unit::Sfu,
+        MachinePipe::Conv => Unit::Conv,
+        MachinePipe::Alu => Unit::Alu,
+        MachinePipe::Branch => Unit::Branch,
+        MachinePipe::Warp => Unit::Warp,
+        MachinePipe::Lsu => Unit::Lsu,
+        MachinePipe::Tensor => Unit::Tensor,
+        MachinePipe::Uniform => Unit::Uniform,
+    }
+}
+
 fn pipe(cfg: &ArchConfig, u: Unit) -> &Pipe {
     let p = &cfg.pipes;
     match u {
         // Resolved to Int or Imul at issue (`SubPart::pipe_for`); the INT pipe's figures otherwise.
         Unit::IAdd => &p.int,
+        // Its latency figure is the ALU's; its occupancy is one cycle whatever the lanes.
+        Unit::Uniform => &p.alu,
         Unit::Fp32 => &p.fp32,
         Unit::Int => &p.int,
         Unit::Imul => &p.imul,
@@ -134,6 +159,9 @@ pub struct IssueTable {
     spill_frame: u64,
     /// Spill reloads and stores in the whole kernel.
     spill_total: (u64, u64),
+    /// Machine code with control bits (SASS mode): each instruction's, which the scheduler
+    /// issues by instead of the register scoreboard; empty for PTX.
+    ctl: Vec<Control>,
 }
 
 #[derive(Clone, Copy)]
@@ -189,7 +217,9 @@ impl IssueTable {
                 regs.extend(inst.uses.iter().chain(inst.defs.iter()).filter(|r| !(accumulates && inst.defs.contains(r))));
                 IssueInfo {
                     cost,
-                    unit: if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
+                    unit: if let Some(c) = prog.control.get(i) {
+                        unit_of_pipe(c.pipe)
+                    } else if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
                         Unit::IAdd
                     } else {
                         unit_of(inst.class)
@@ -210,7 +240,7 @@ impl IssueTable {
             .collect();
         // Spill slots sit after the kernel's own local variables, as ptxas's stack frame does.
         let spill_frame = if spills.any() { u64::from(spills.stack_bytes.max(4)) } else { 0 };
-        IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)) }
+        IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)), ctl: prog.control.clone() }
     }
 
     /// The kernel's machine code in instructions: every PTX instruction's machine ops and the
@@ -294,6 +324,24 @@ struct TWarp {
     /// `wgmma`: completion of the open (uncommitted) batch and of committed groups, oldest first.
     wgmma_open: u64,
     wgmma_groups: std::collections::VecDeque<u64>,
+    /// Machine code: the six scoreboard barriers, each the release cycles of the results and
+    /// operand reads still counted on it (`PENDING` until a memory response gives the cycle),
+    /// and what the latest one set on it waits for.
+    sb: [Vec<u64>; 6],
+    sb_dep: [Dep; 6],
+    /// Machine code: the last instruction issued asked the scheduler to switch warps.
+    yielded: bool,
+}
+
+/// The cycle from which at most `n` of a scoreboard barrier's counted releases are outstanding
+/// (`PENDING` while that depends on a memory response).
+fn barrier_free_at(times: &[u64], n: usize) -> u64 {
+    if times.len() <= n {
+        return 0;
+    }
+    let mut t: Vec<u64> = times.to_vec();
+    t.sort_unstable_by(|a, b| b.cmp(a));
+    t[n]
 }
 
 /// One asynchronous copy group of a warp.
@@ -363,6 +411,8 @@ struct Token {
     actions: Vec<AsyncEvent>,
     /// The copy group (kind, id) the request belongs to.
     group: Option<(usize, u64)>,
+    /// Machine code: the scoreboard barrier the response releases.
+    sb: Option<u8>,
 }
 
 /// A request leaving this SM for the memory system.
@@ -507,13 +557,14 @@ impl Sm {
         let nsp = self.sps.len();
         for s in 0..d.warps_per_cta() {
             // A retired warp's buffers serve the new one (no allocation per warp).
-            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups) = match self.spare.pop() {
+            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups, mut sb) = match self.spare.pop() {
                 Some(mut t) => {
                     t.w.reset(s, threads, &k.prog);
-                    (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups)
+                    (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups, t.sb)
                 }
-                None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default()),
+                None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default(), Default::default()),
             };
+            sb.iter_mut().for_each(Vec::clear);
             if frame0 > 0 {
                 w.ensure_local(frame0);
             }
@@ -550,6 +601,9 @@ impl Sm {
                 after_copies,
                 wgmma_open: 0,
                 wgmma_groups,
+                sb,
+                sb_dep: [Dep::None; 6],
+                yielded: false,
             });
             self.next_age += 1;
             self.sps[sp].warps.push(wi);
@@ -587,6 +641,24 @@ impl Sm {
         let Some(info) = self.table.insts.get(pc as usize) else { return };
         tw.needs_mshr = info.needs_mshr;
         let (mut t, mut dep) = (tw.next, tw.next_dep);
+        if let Some(c) = self.table.ctl.get(pc as usize) {
+            // Machine code: the stall count is in `next`; the wait mask and a DEPBAR name the
+            // scoreboard barriers that must be released (the hardware has no register interlock).
+            let waits = (0..6u8).filter(|b| c.wait_mask >> b & 1 == 1).map(|b| (b, 0)).chain(c.depbar.map(|(b, n)| (b, n as usize)));
+            for (b, n) in waits {
+                let Some(times) = tw.sb.get_mut(b as usize) else { continue };
+                let now = self.now;
+                times.retain(|&x| x > now);
+                let free = barrier_free_at(times, n);
+                if free > t {
+                    t = free;
+                    dep = tw.sb_dep[b as usize];
+                }
+            }
+            tw.next = t;
+            tw.next_dep = dep;
+            return;
+        }
         for &r in &self.table.regs[info.regs.0 as usize..info.regs.1 as usize] {
             let rr = tw.reg_ready[r as usize];
             if rr > t {
@@ -686,7 +758,7 @@ impl Sm {
         // The chosen warp's position in the sub-partition's list.
         let chosen = match self.cfg.sm.scheduler {
             SchedulerPolicy::Gto => {
-                if sp.warps.get(sp.last).is_some_and(|&wi| self.eligible(sp, wi)) {
+                if sp.warps.get(sp.last).is_some_and(|&wi| self.eligible(sp, wi) && !self.warps[wi].as_ref().is_some_and(|t| t.yielded)) {
                     Some(sp.last)
                 } else {
                     (0..n).filter(|&i| self.eligible(sp, sp.warps[i])).min_by_key(|&i| age(sp.warps[i]))
@@ -795,7 +867,7 @@ impl Sm {
         // denormal guard, the multiply of div.approx): the SFU is held for the MUFU, the FP32
         // pipe for the rest, and the chain adds their latency.
         let fp32_ops = if unit == Unit::Sfu { cost.saturating_sub(1) } else { 0 };
-        let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1);
+        let occupancy = if unit == Unit::Uniform { 1 } else { (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1) };
         let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;
         let (lat, spill_ops) = if spill_mask != 0 { self.spill_traffic(wi, pc, &info, spill_mask, lat)? } else { (lat, 0) };
         let fp32 = self.cfg.pipes.fp32;
@@ -812,7 +884,28 @@ impl Sm {
             }
         }
         let defs = &self.k.prog.insts[pc as usize].defs;
-        {
+        let ctl = self.table.ctl.get(pc as usize).copied();
+        if let Some(c) = ctl {
+            // Machine code: the result's barrier releases at writeback, the operand barrier once
+            // the pipe has read the operands; the next instruction waits out the stall count.
+            let tw = self.warps[wi].as_mut().expect("warp exists");
+            if let Some(b) = c.write_barrier {
+                tw.sb[b as usize].push(if token.is_some() { PENDING } else { now + lat });
+                tw.sb_dep[b as usize] = if dep == Dep::Long { Dep::Long } else { Dep::Short };
+            }
+            if let Some(b) = c.read_barrier {
+                tw.sb[b as usize].push(now + p.latency as u64);
+                if tw.sb[b as usize].len() == 1 {
+                    tw.sb_dep[b as usize] = Dep::Short;
+                }
+            }
+            tw.yielded = c.yields;
+            let issue_done = now + u64::from(c.stall.max(1));
+            if tw.next <= issue_done {
+                tw.next = issue_done;
+                tw.next_dep = Dep::Fixed;
+            }
+        } else {
             let tw = self.warps[wi].as_mut().expect("warp exists");
             for &r in defs {
                 tw.reg_ready[r as usize] = if token.is_some() { PENDING } else { now + lat };
@@ -828,6 +921,7 @@ impl Sm {
         if let Some(t) = token {
             if let Some(tok) = self.tokens[t as usize].as_mut() {
                 tok.regs.extend_from_slice(defs);
+                tok.sb = ctl.and_then(|c| c.write_barrier);
             }
         }
         self.after_step(wi, cta_slot, step, arena)?;
@@ -1088,7 +1182,7 @@ impl Sm {
             }
             if needs_data && token.is_none() {
                 let dep = Dep::Long;
-                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
+                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None, sb: None }));
             }
             if miss != 0 {
                 let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops, words, red: self.table.insts[pc as usize].red };
@@ -1203,7 +1297,7 @@ impl Sm {
                         }
                     };
                     let actions = if group == AsyncGroup::Mbarrier { std::mem::take(&mut mbar_events) } else { Vec::new() };
-                    let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref });
+                    let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref, sb: None });
                     if global.is_empty() {
                         self.complete_token(t, cl);
                     }
@@ -1426,6 +1520,11 @@ impl Sm {
         self.free_tokens.push(ti);
         let ready = tok.ready.max(self.now);
         if let Some(tw) = self.warps[tok.warp].as_mut() {
+            if let Some(times) = tok.sb.and_then(|b| tw.sb.get_mut(b as usize)) {
+                if let Some(x) = times.iter_mut().find(|x| **x == PENDING) {
+                    *x = ready;
+                }
+            }
             for r in tok.regs {
                 if tw.reg_ready[r as usize] == PENDING {
                     tw.reg_ready[r as usize] = ready;
