@@ -745,6 +745,11 @@ impl<'a> Lowerer<'a> {
                 m.types = vec![ty];
                 m.vec = v as u8;
                 m.spaces = vec![space];
+                // A load coherent at GPU or system scope (`.STRONG.GPU`: ptxas's `ld.global.cg`,
+                // `ld.relaxed.gpu`; `.STRONG.SYS`: `ld.volatile`) is not served by the L1.
+                if !store && has("STRONG") && (has("GPU") || has("SYS")) {
+                    m.cache = Some(warpsim_isa::types::CacheOp::Cg);
+                }
                 let wide = has("E") || matches!(space, Space::Generic);
                 let (ai, di) = if store { (0, 1) } else { (1, 0) };
                 let a = self.address(&o[ai], wide, space == Space::Shared)?;

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use warpsim_isa::ast::Space;
-use warpsim_isa::control::{Control, Pipe as MachinePipe};
+use warpsim_isa::control::{Control, Pipe as Unit};
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
@@ -64,28 +64,15 @@ fn stall_index(d: Dep) -> usize {
     s as usize
 }
 
-/// Functional-unit pipes, indices into `SubPart::pipe_free`.
+/// Where an instruction issues: one pipe (an index into `SubPart::pipe_free`), or, for an
+/// integer add or subtract of PTX mode that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
+/// IMAD/FMA-heavy pipe), whichever of the two is free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    Fp32,
-    Int,
-    Imul,
-    Fp64,
-    Fp16,
-    Sfu,
-    Conv,
-    Alu,
-    Branch,
-    Warp,
-    Lsu,
-    Tensor,
-    /// The uniform datapath of machine code (`U*` opcodes): held for the issue cycle only.
-    Uniform,
-    /// An integer add or subtract that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
-    /// IMAD/FMA-heavy pipe): it issues on whichever of the two is free (not a pipe of its own).
-    IAdd,
+enum Issue {
+    To(Unit),
+    IntOrImul,
 }
-/// Real pipes: every unit but `IAdd`.
+/// Pipes: every [`Unit`].
 const NUNITS: usize = 13;
 
 fn unit_of(c: Class) -> Unit {
@@ -107,31 +94,9 @@ fn unit_of(c: Class) -> Unit {
     }
 }
 
-/// The unit of a machine instruction's pipe ([`warpsim_isa::control::Pipe`], from the SASS
-/// front end's opcode table).
-fn unit_of_pipe(p: MachinePipe) -> Unit {
-    match p {
-        MachinePipe::Fp32 => Unit::Fp32,
-        MachinePipe::Int => Unit::Int,
-        MachinePipe::Imul => Unit::Imul,
-        MachinePipe::Fp64 => Unit::Fp64,
-        MachinePipe::Fp16 => Unit::Fp16,
-        MachinePipe::Sfu => Unit::Sfu,
-        MachinePipe::Conv => Unit::Conv,
-        MachinePipe::Alu => Unit::Alu,
-        MachinePipe::Branch => Unit::Branch,
-        MachinePipe::Warp => Unit::Warp,
-        MachinePipe::Lsu => Unit::Lsu,
-        MachinePipe::Tensor => Unit::Tensor,
-        MachinePipe::Uniform => Unit::Uniform,
-    }
-}
-
 fn pipe(cfg: &ArchConfig, u: Unit) -> &Pipe {
     let p = &cfg.pipes;
     match u {
-        // Resolved to Int or Imul at issue (`SubPart::pipe_for`); the INT pipe's figures otherwise.
-        Unit::IAdd => &p.int,
         // Its latency figure is the ALU's; its occupancy is one cycle whatever the lanes.
         Unit::Uniform => &p.alu,
         Unit::Fp32 => &p.fp32,
@@ -168,7 +133,7 @@ pub struct IssueTable {
 struct IssueInfo {
     /// Machine ops (`warpsim_isa::costs`); 0 for instructions ptxas folds away.
     cost: u8,
-    unit: Unit,
+    unit: Issue,
     /// An mbarrier operation or a store to shared memory: may change cluster state warps sleep
     /// on (a store to global, local or parameter space cannot).
     touches_cluster: bool,
@@ -218,11 +183,11 @@ impl IssueTable {
                 IssueInfo {
                     cost,
                     unit: if let Some(c) = prog.control.get(i) {
-                        unit_of_pipe(c.pipe)
+                        Issue::To(c.pipe)
                     } else if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
-                        Unit::IAdd
+                        Issue::IntOrImul
                     } else {
-                        unit_of(inst.class)
+                        Issue::To(unit_of(inst.class))
                     },
                     touches_cluster: matches!(inst.op, Op::Mbarrier(_) | Op::St)
                         && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
@@ -251,8 +216,8 @@ impl IssueTable {
     }
 
     /// The pipe of the instruction at `pc` (the ALU beyond the program's end).
-    fn unit(&self, pc: u32) -> Unit {
-        self.insts.get(pc as usize).map_or(Unit::Alu, |i| i.unit)
+    fn unit(&self, pc: u32) -> Issue {
+        self.insts.get(pc as usize).map_or(Issue::To(Unit::Alu), |i| i.unit)
     }
 }
 
@@ -308,7 +273,7 @@ struct TWarp {
     next: u64,
     next_dep: Dep,
     /// The pipe the next instruction issues to.
-    unit: Unit,
+    unit: Issue,
     /// The next instruction needs an L1 miss slot ([`IssueInfo::needs_mshr`]).
     needs_mshr: bool,
     /// Cycle after the last issue (stall accounting starts here).
@@ -382,21 +347,21 @@ struct SubPart {
 }
 
 impl SubPart {
-    /// The cycle an instruction for unit `u` finds a pipe free.
-    fn free_at(&self, u: Unit) -> u64 {
+    /// The cycle an instruction issuing to `u` finds a pipe free.
+    fn free_at(&self, u: Issue) -> u64 {
         match u {
-            Unit::IAdd => self.pipe_free[Unit::Int as usize].min(self.pipe_free[Unit::Imul as usize]),
-            _ => self.pipe_free[u as usize],
+            Issue::IntOrImul => self.pipe_free[Unit::Int as usize].min(self.pipe_free[Unit::Imul as usize]),
+            Issue::To(u) => self.pipe_free[u as usize],
         }
     }
 
-    /// The pipe an instruction for unit `u` issues to at `now`: an `IAdd` takes the INT pipe when
+    /// The pipe an instruction issuing to `u` takes at `now`: `IntOrImul` takes the INT pipe when
     /// it is free, else the IMAD pipe.
-    fn pipe_for(&self, u: Unit, now: u64) -> Unit {
+    fn pipe_for(&self, u: Issue, now: u64) -> Unit {
         match u {
-            Unit::IAdd if self.pipe_free[Unit::Int as usize] <= now => Unit::Int,
-            Unit::IAdd => Unit::Imul,
-            _ => u,
+            Issue::IntOrImul if self.pipe_free[Unit::Int as usize] <= now => Unit::Int,
+            Issue::IntOrImul => Unit::Imul,
+            Issue::To(u) => u,
         }
     }
 }
