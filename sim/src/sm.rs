@@ -1314,7 +1314,10 @@ impl Sm {
     /// on (the GPC calls it for every SM after a change to the cluster).
     pub fn wake(&mut self, arena: &Arena, cl: usize) {
         let now = self.now;
-        let (mbar_t, cbar_t) = (now + self.cfg.misc.mbarrier_latency as u64, now + self.cfg.misc.cluster_barrier_latency as u64);
+        // A woken `try_wait` runs again; in machine code its `SYNCS ... TRYWAIT` then pays the
+        // round trip itself, through its scoreboard barrier, so the wake adds none.
+        let wake_lat = if self.table.ctl.is_empty() { self.cfg.misc.mbarrier_latency as u64 } else { 0 };
+        let (mbar_t, cbar_t) = (now + wake_lat, now + self.cfg.misc.cluster_barrier_latency as u64);
         let Some(c) = arena.clusters.get(cl).and_then(|c| c.as_ref()) else { return };
         for slot in self.ctas.iter().flatten().filter(|s| s.cluster == cl) {
             for &w in &slot.warps {
