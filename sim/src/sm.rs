@@ -304,6 +304,10 @@ fn barrier_free_at(times: &[u64], n: usize) -> u64 {
     if times.len() <= n {
         return 0;
     }
+    if n == 0 {
+        // A wait mask: every release (the common case, without sorting).
+        return times.iter().copied().max().unwrap_or(0);
+    }
     let mut t: Vec<u64> = times.to_vec();
     t.sort_unstable_by(|a, b| b.cmp(a));
     t[n]
@@ -1561,5 +1565,24 @@ impl Sm {
     /// Whether copies or mbarrier events are in flight (their completion changes state).
     pub fn copies_in_flight(&self) -> bool {
         !self.events.is_empty() || self.tokens.iter().flatten().any(|t| !t.actions.is_empty() || t.group.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scoreboard_barrier_counts_its_releases() {
+        let t = [10, 30, 20];
+        // A wait mask waits for every release; DEPBAR.LE n for all but n of them.
+        assert_eq!(barrier_free_at(&t, 0), 30);
+        assert_eq!(barrier_free_at(&t, 1), 20);
+        assert_eq!(barrier_free_at(&t, 2), 10);
+        assert_eq!(barrier_free_at(&t, 3), 0);
+        // A release still waiting for a memory response holds the barrier until it arrives.
+        assert_eq!(barrier_free_at(&[PENDING, 5], 0), PENDING);
+        assert_eq!(barrier_free_at(&[PENDING, 5], 1), 5);
+        assert_eq!(barrier_free_at(&[], 0), 0);
     }
 }
