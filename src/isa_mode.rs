@@ -1,9 +1,11 @@
-//! `--isa sass|ptx`: which code a run simulates. `ptx` lowers the workload's PTX (the default in
-//! this stage); `sass` runs the machine code ptxas makes of it (issue 12, stage 2: functional
-//! SASS; the timing model issues each SASS instruction as one machine op with the PTX mode's
-//! per-class latencies and pipes). The listing comes from the toolchain (ptxas + nvdisasm) or,
-//! for a bundled workload without one, the committed listing; a kernel that does not lower
-//! (an opcode not covered yet) runs as PTX, with the reason in one line.
+//! `--isa sass|ptx`: which code a run simulates, the one place `run`, `bench`, `sweep` and
+//! `validate correlate` choose it. `ptx` lowers the workload's PTX (the default); `sass` runs the
+//! machine code ptxas makes of it (issue 12): functionally instruction by instruction, and in
+//! time as ptxas scheduled it (the SM model issues by each instruction's control bits — stall
+//! counts, scoreboard barriers, yield — and its opcode's pipe, `warpsim_sass::pipes`). The
+//! listing comes from the toolchain (ptxas + nvdisasm) or, for a bundled workload without one,
+//! the committed listing; a kernel that does not lower (an opcode not covered yet) runs as PTX,
+//! with the reason in one line.
 
 use warpsim_isa::program::Program;
 use warpsim_workloads::Workload;
@@ -13,6 +15,38 @@ use warpsim_workloads::Workload;
 pub enum Isa {
     Ptx,
     Sass,
+}
+
+impl Isa {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Ptx => "ptx",
+            Isa::Sass => "sass",
+        }
+    }
+}
+
+/// The program to simulate `w` with under `isa` on a preset of compute capability `cc`: `None`
+/// for the workload's own PTX (`--isa ptx`, or a kernel SASS mode cannot run yet: `note` gets
+/// `(true, the reason in one line)`), else the lowered SASS (`note` gets `(false, where the
+/// listing came from)`), with ptxas's register count filled in where the workload gives none.
+pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMut(bool, &str)) -> Option<Program> {
+    if isa == Isa::Ptx {
+        return None;
+    }
+    match sass_program(w, cc) {
+        Ok(k) => {
+            note(false, &format!("isa: sass ({} listing from {}; {} instructions)", k.target, k.source, k.prog.insts.len()));
+            if w.launch.regs_per_thread.is_none() {
+                w.launch.regs_per_thread = k.registers;
+            }
+            Some(k.prog)
+        }
+        Err(reason) => {
+            note(true, &format!("note: {}: running PTX: {reason}", w.manifest.name));
+            None
+        }
+    }
 }
 
 /// A workload's kernel as SASS, lowered.

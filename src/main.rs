@@ -60,6 +60,9 @@ enum Cmd {
         /// Only these workloads (comma-separated).
         #[arg(long, value_delimiter = ',')]
         workloads: Vec<String>,
+        /// The code to simulate (see `warpsim run --isa`).
+        #[arg(long, value_enum, default_value = "ptx")]
+        isa: isa_mode::Isa,
     },
     /// The configuration keys: type, unit, valid range, what reads them, a doc line (README:
     /// Configuration keys).
@@ -278,24 +281,13 @@ fn run_workload(a: RunArgs) -> Result<()> {
         std::fs::write(path, warpsim_sim::presets::dump_config(&cfg, &what)).with_context(|| format!("cannot write {}", path.display()))?;
     }
     resolve_resources(&mut w, &cfg);
-    let sass = match a.isa {
-        isa_mode::Isa::Ptx => None,
-        isa_mode::Isa::Sass => match isa_mode::sass_program(&w, cfg.compute_capability) {
-            Ok(k) => {
-                if !a.json {
-                    out!("isa: sass ({} listing from {}; {} instructions)", k.target, k.source, k.prog.insts.len());
-                }
-                if w.launch.regs_per_thread.is_none() {
-                    w.launch.regs_per_thread = k.registers;
-                }
-                Some(k.prog)
-            }
-            Err(reason) => {
-                eprintln!("note: {}: running PTX: {reason}", w.manifest.name);
-                None
-            }
-        },
-    };
+    let sass = isa_mode::program_for(&mut w, cfg.compute_capability, a.isa, &mut |fallback, line| {
+        if fallback {
+            eprintln!("{line}");
+        } else if !a.json {
+            let _ = writeln!(std::io::stdout(), "{line}");
+        }
+    });
     let l = &w.launch;
     let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
@@ -583,11 +575,19 @@ fn run(cli: Cli) -> Result<()> {
                 out!("{k:<40} {x:>24} {y:>24}");
             }
         }
-        Cmd::Bench { arch, threads, workloads } => {
+        Cmd::Bench { arch, threads, workloads, isa } => {
             let cfg = arch_config(&arch)?;
             let all = warpsim_workloads::bundled_names();
             let names: Vec<&str> = if workloads.is_empty() { all } else { workloads.iter().map(|s| s.as_str()).collect() };
-            let rows = warpsim_sim::launch::bench(&names, &cfg, threads)?;
+            let cc = cfg.compute_capability;
+            let code = |w: &mut warpsim_workloads::Workload| {
+                isa_mode::program_for(w, cc, isa, &mut |fallback, line| {
+                    if fallback {
+                        eprintln!("{line}");
+                    }
+                })
+            };
+            let rows = warpsim_sim::launch::bench(&names, &cfg, threads, &code)?;
             out!("{:<24} {:>14} {:>12} {:>9} {:>12}", "workload", "warp insts", "cycles", "seconds", "M inst/s");
             let (mut ti, mut ts) = (0u64, 0f64);
             for r in &rows {

@@ -55,6 +55,9 @@ pub struct SweepArgs {
     /// Budgets of each run (replace the sweep file's `max_cycles` and `timeout`).
     #[command(flatten)]
     limits: crate::LimitArgs,
+    /// The code to simulate (see `warpsim run --isa`); part of each run's cache key.
+    #[arg(long, value_enum, default_value = "ptx")]
+    isa: crate::isa_mode::Isa,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -118,7 +121,15 @@ pub fn run(cmd: Option<SweepCmd>, a: SweepArgs) -> Result<()> {
         return merge(&files, &out);
     }
     let shard: Option<Shard> = a.shard.as_deref().map(str::parse).transpose()?;
-    let plan = Plan::new(&spec(&a)?)?;
+    let mut plan = Plan::new(&spec(&a)?)?;
+    let isa = a.isa;
+    plan.use_code(isa.name(), &|w, cc| {
+        crate::isa_mode::program_for(w, cc, isa, &mut |fallback, line| {
+            if fallback {
+                eprintln!("{line}");
+            }
+        })
+    });
     if let (Some(Emit::Slurm), Some(shards)) = (a.emit, a.shards) {
         return emit_slurm(&a, &plan, shards as usize);
     }

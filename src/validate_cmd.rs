@@ -76,6 +76,10 @@ pub struct CorrelateArgs {
     /// the preset's target, else the estimate, as for a user's kernel.
     #[arg(long)]
     no_manifest_registers: bool,
+    /// The code to simulate (`ptx`, or `sass`: see `warpsim run --isa`); a workload SASS mode
+    /// cannot run yet runs as PTX, counted in the summary.
+    #[arg(long, value_enum, default_value = "ptx")]
+    isa: crate::isa_mode::Isa,
 }
 
 /// The newest dataset in the checkout's `validate/data/h200/`.
@@ -251,7 +255,9 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
     let ds = Dataset::load(&path)?;
     let name = path.display().to_string();
     let registers = if a.no_manifest_registers { Registers::Compiler } else { Registers::Manifest };
-    let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, registers, a.threads);
+    let (cc, isa) = (cfg.compute_capability, a.isa);
+    let code = move |w: &mut warpsim_workloads::Workload| crate::isa_mode::program_for(w, cc, isa, &mut |_, _| {});
+    let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, registers, a.threads, &code);
     rows.sort_by(|x, y| y.cycle_error_pct.abs().total_cmp(&x.cycle_error_pct.abs()));
     out!("{:<28} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>8}", "workload", "measured", "simulated", "error", "inst (ncu)", "inst (sim)", "error");
     for r in &rows {
@@ -292,6 +298,8 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
         let u = if c.unit == "points" { " pt" } else { "%" };
         out!("{:<66} {:>4} {:>12.1}{u:<2} {:>10.1}{u:<2}  {} {:+.1}{u}", c.counter, c.n, c.median_abs_error, c.mean_abs_error, c.worst, c.worst_error);
     }
+    let runs: Vec<String> = s.isa_runs.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    out!("code simulated: {}; smsp__inst_executed.sum within 2% of ncu on {} of {}", runs.join(", "), s.inst_within_2_pct, s.inst_compared);
     let sources: Vec<String> = s.registers_sources.iter().map(|(k, n)| format!("{n} {k}")).collect();
     out!(
         "registers per thread: {}; launch__registers_per_thread equals ncu's on {} of {}",

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod cfg;
+pub mod control;
 pub mod costs;
 pub mod decode;
 pub mod error;

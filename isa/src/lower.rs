@@ -109,6 +109,7 @@ fn lower_kernel(m: &ast::Module, entry: &ast::Function, file: &str) -> Result<Pr
             nounroll: Vec::new(),
             ptx_file: file.to_string(),
             machine: Vec::new(),
+            control: Vec::new(),
         },
         globals: HashMap::new(),
         labels: Vec::new(),

@@ -136,6 +136,9 @@ pub struct Program {
     /// and this says which: `sm_90 0x00d0 LDG.E R3, desc[UR4][R2.64]`, for messages (faults name
     /// the machine instruction, its address and its source line). Empty for PTX.
     pub machine: Vec<String>,
+    /// For machine code, each instruction's control bits and pipe (the timing model issues by
+    /// them); empty for PTX.
+    pub control: Vec<crate::control::Control>,
 }
 
 impl Program {

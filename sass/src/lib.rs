@@ -20,6 +20,7 @@ pub mod check;
 pub mod control;
 pub mod lower;
 mod parse;
+pub mod pipes;
 mod show;
 
 use std::collections::BTreeMap;

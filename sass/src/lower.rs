@@ -99,6 +99,11 @@ pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Bo
         let li = lw.inst(inst).map_err(|reason| err(k, Some(inst), &inst.opcode, reason))?;
         lw.insts.push(li);
         lw.text.push(format!("{arch} {:#06x} {}", inst.pc, inst.text()));
+        // Timing needs every instruction's control bits; a listing without encodings has none.
+        lw.control = lw.control.take().and_then(|mut c| {
+            c.push(crate::pipes::control_of(inst)?);
+            Some(c)
+        });
     }
     Ok(lw.finish())
 }
@@ -164,6 +169,8 @@ struct Lowerer<'a> {
     reg_info: Vec<RegInfo>,
     insts: Vec<Inst>,
     text: Vec<String>,
+    /// Control bits and pipe per instruction so far; `None` once one has no encoding.
+    control: Option<Vec<warpsim_isa::control::Control>>,
     frame: u64,
     /// Table 0: return points of `RET.REL` (index = target byte offset).
     table: Vec<u32>,
@@ -176,7 +183,7 @@ type R<T> = Result<T, String>;
 impl<'a> Lowerer<'a> {
     fn new(k: &'a Kernel, base: u32, ptx: &'a Program) -> Self {
         let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
-        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), frame: 0, table: Vec::new(), async_copies }
+        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -738,6 +745,11 @@ impl<'a> Lowerer<'a> {
                 m.types = vec![ty];
                 m.vec = v as u8;
                 m.spaces = vec![space];
+                // A load coherent at GPU or system scope (`.STRONG.GPU`: ptxas's `ld.global.cg`,
+                // `ld.relaxed.gpu`; `.STRONG.SYS`: `ld.volatile`) is not served by the L1.
+                if !store && has("STRONG") && (has("GPU") || has("SYS")) {
+                    m.cache = Some(warpsim_isa::types::CacheOp::Cg);
+                }
                 let wide = has("E") || matches!(space, Space::Generic);
                 let (ai, di) = if store { (0, 1) } else { (1, 0) };
                 let a = self.address(&o[ai], wide, space == Space::Shared)?;
@@ -1281,6 +1293,7 @@ impl<'a> Lowerer<'a> {
             nounroll: Vec::new(),
             ptx_file: ptx.ptx_file.clone(),
             machine: self.text,
+            control: self.control.unwrap_or_default(),
         };
         p.funcs[0].regs = (0, p.regs.len() as u32);
         let (blocks, mut reconv) = warpsim_isa::cfg::analyze(&p);

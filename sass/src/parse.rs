@@ -286,7 +286,7 @@ fn parse_word_comment(s: &str) -> Option<u64> {
 }
 
 /// One instruction's text (guard, mnemonic, operands; no `;`).
-fn parse_instruction(text: &str, raw: &str, line: usize) -> Result<Instruction, SassError> {
+pub(crate) fn parse_instruction(text: &str, raw: &str, line: usize) -> Result<Instruction, SassError> {
     let mut c = Cursor { s: text, pos: 0, raw, line };
     c.skip_ws();
     let guard = if c.eat('@') {

@@ -337,11 +337,15 @@ pub struct BenchRow {
 }
 
 /// Simulates each workload in time and measures simulation speed (warp instructions per second).
-pub fn bench(names: &[&str], cfg: &ArchConfig, threads: usize) -> Result<Vec<BenchRow>, RunError> {
+/// `code` gives the program to simulate a workload with (`None`: its PTX): the binary's `--isa`.
+pub fn bench(names: &[&str], cfg: &ArchConfig, threads: usize, code: &dyn Fn(&mut Workload) -> Option<Program>) -> Result<Vec<BenchRow>, RunError> {
     let mut rows = Vec::new();
     for name in names {
-        let w = Workload::bundled(name).map_err(|e| RunError::Args { workload: name.to_string(), message: e.to_string() })?;
-        let o = run_timed(&w, cfg, threads)?;
+        let mut w = Workload::bundled(name).map_err(|e| RunError::Args { workload: name.to_string(), message: e.to_string() })?;
+        let o = match code(&mut w) {
+            Some(p) => run_timed_with(&w, cfg, threads, &Limits::default(), p)?,
+            None => run_timed(&w, cfg, threads)?,
+        };
         let t = o.timing.as_ref().map_or((0, 0, 0.0), |t| (t.warp_instructions, t.cycles, t.sim_seconds));
         rows.push(BenchRow { workload: name.to_string(), warp_instructions: t.0, cycles: t.1, seconds: t.2 });
     }

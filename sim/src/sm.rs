@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use warpsim_isa::ast::Space;
+use warpsim_isa::control::{Control, Pipe as Unit};
 use warpsim_isa::inst::{Class, MatrixOp, Op};
 use warpsim_isa::types::CacheOp;
 use warpsim_isa::program::Program;
@@ -63,27 +64,16 @@ fn stall_index(d: Dep) -> usize {
     s as usize
 }
 
-/// Functional-unit pipes, indices into `SubPart::pipe_free`.
+/// Where an instruction issues: one pipe (an index into `SubPart::pipe_free`), or, for an
+/// integer add or subtract of PTX mode that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
+/// IMAD/FMA-heavy pipe), whichever of the two is free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    Fp32,
-    Int,
-    Imul,
-    Fp64,
-    Fp16,
-    Sfu,
-    Conv,
-    Alu,
-    Branch,
-    Warp,
-    Lsu,
-    Tensor,
-    /// An integer add or subtract that ptxas may emit as IADD3 (INT pipe) or IMAD.IADD (the
-    /// IMAD/FMA-heavy pipe): it issues on whichever of the two is free (not a pipe of its own).
-    IAdd,
+enum Issue {
+    To(Unit),
+    IntOrImul,
 }
-/// Real pipes: every unit but `IAdd`.
-const NUNITS: usize = 12;
+/// Pipes: every [`Unit`].
+const NUNITS: usize = 13;
 
 fn unit_of(c: Class) -> Unit {
     match c {
@@ -107,8 +97,8 @@ fn unit_of(c: Class) -> Unit {
 fn pipe(cfg: &ArchConfig, u: Unit) -> &Pipe {
     let p = &cfg.pipes;
     match u {
-        // Resolved to Int or Imul at issue (`SubPart::pipe_for`); the INT pipe's figures otherwise.
-        Unit::IAdd => &p.int,
+        // Its latency figure is the ALU's; its occupancy is one cycle whatever the lanes.
+        Unit::Uniform => &p.alu,
         Unit::Fp32 => &p.fp32,
         Unit::Int => &p.int,
         Unit::Imul => &p.imul,
@@ -134,13 +124,16 @@ pub struct IssueTable {
     spill_frame: u64,
     /// Spill reloads and stores in the whole kernel.
     spill_total: (u64, u64),
+    /// Machine code with control bits (SASS mode): each instruction's, which the scheduler
+    /// issues by instead of the register scoreboard; empty for PTX.
+    ctl: Vec<Control>,
 }
 
 #[derive(Clone, Copy)]
 struct IssueInfo {
     /// Machine ops (`warpsim_isa::costs`); 0 for instructions ptxas folds away.
     cost: u8,
-    unit: Unit,
+    unit: Issue,
     /// An mbarrier operation or a store to shared memory: may change cluster state warps sleep
     /// on (a store to global, local or parameter space cannot).
     touches_cluster: bool,
@@ -189,10 +182,12 @@ impl IssueTable {
                 regs.extend(inst.uses.iter().chain(inst.defs.iter()).filter(|r| !(accumulates && inst.defs.contains(r))));
                 IssueInfo {
                     cost,
-                    unit: if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
-                        Unit::IAdd
+                    unit: if let Some(c) = prog.control.get(i) {
+                        Issue::To(c.pipe)
+                    } else if cfg.pipes.iadd_on_imad && matches!(inst.op, Op::Add | Op::Sub) && inst.class == Class::IntArith {
+                        Issue::IntOrImul
                     } else {
-                        unit_of(inst.class)
+                        Issue::To(unit_of(inst.class))
                     },
                     touches_cluster: matches!(inst.op, Op::Mbarrier(_) | Op::St)
                         && inst.m.spaces.iter().any(|s| !matches!(s, Space::Global | Space::Local | Space::Param)),
@@ -210,7 +205,7 @@ impl IssueTable {
             .collect();
         // Spill slots sit after the kernel's own local variables, as ptxas's stack frame does.
         let spill_frame = if spills.any() { u64::from(spills.stack_bytes.max(4)) } else { 0 };
-        IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)) }
+        IssueTable { insts, regs, spill_frame, spill_total: (u64::from(first.0), u64::from(first.1)), ctl: prog.control.clone() }
     }
 
     /// The kernel's machine code in instructions: every PTX instruction's machine ops and the
@@ -221,8 +216,8 @@ impl IssueTable {
     }
 
     /// The pipe of the instruction at `pc` (the ALU beyond the program's end).
-    fn unit(&self, pc: u32) -> Unit {
-        self.insts.get(pc as usize).map_or(Unit::Alu, |i| i.unit)
+    fn unit(&self, pc: u32) -> Issue {
+        self.insts.get(pc as usize).map_or(Issue::To(Unit::Alu), |i| i.unit)
     }
 }
 
@@ -278,7 +273,7 @@ struct TWarp {
     next: u64,
     next_dep: Dep,
     /// The pipe the next instruction issues to.
-    unit: Unit,
+    unit: Issue,
     /// The next instruction needs an L1 miss slot ([`IssueInfo::needs_mshr`]).
     needs_mshr: bool,
     /// Cycle after the last issue (stall accounting starts here).
@@ -294,6 +289,28 @@ struct TWarp {
     /// `wgmma`: completion of the open (uncommitted) batch and of committed groups, oldest first.
     wgmma_open: u64,
     wgmma_groups: std::collections::VecDeque<u64>,
+    /// Machine code: the six scoreboard barriers, each the release cycles of the results and
+    /// operand reads still counted on it (`PENDING` until a memory response gives the cycle),
+    /// and what the latest one set on it waits for.
+    sb: [Vec<u64>; 6],
+    sb_dep: [Dep; 6],
+    /// Machine code: the last instruction issued asked the scheduler to switch warps.
+    yielded: bool,
+}
+
+/// The cycle from which at most `n` of a scoreboard barrier's counted releases are outstanding
+/// (`PENDING` while that depends on a memory response).
+fn barrier_free_at(times: &[u64], n: usize) -> u64 {
+    if times.len() <= n {
+        return 0;
+    }
+    if n == 0 {
+        // A wait mask: every release (the common case, without sorting).
+        return times.iter().copied().max().unwrap_or(0);
+    }
+    let mut t: Vec<u64> = times.to_vec();
+    t.sort_unstable_by(|a, b| b.cmp(a));
+    t[n]
 }
 
 /// One asynchronous copy group of a warp.
@@ -334,21 +351,21 @@ struct SubPart {
 }
 
 impl SubPart {
-    /// The cycle an instruction for unit `u` finds a pipe free.
-    fn free_at(&self, u: Unit) -> u64 {
+    /// The cycle an instruction issuing to `u` finds a pipe free.
+    fn free_at(&self, u: Issue) -> u64 {
         match u {
-            Unit::IAdd => self.pipe_free[Unit::Int as usize].min(self.pipe_free[Unit::Imul as usize]),
-            _ => self.pipe_free[u as usize],
+            Issue::IntOrImul => self.pipe_free[Unit::Int as usize].min(self.pipe_free[Unit::Imul as usize]),
+            Issue::To(u) => self.pipe_free[u as usize],
         }
     }
 
-    /// The pipe an instruction for unit `u` issues to at `now`: an `IAdd` takes the INT pipe when
+    /// The pipe an instruction issuing to `u` takes at `now`: `IntOrImul` takes the INT pipe when
     /// it is free, else the IMAD pipe.
-    fn pipe_for(&self, u: Unit, now: u64) -> Unit {
+    fn pipe_for(&self, u: Issue, now: u64) -> Unit {
         match u {
-            Unit::IAdd if self.pipe_free[Unit::Int as usize] <= now => Unit::Int,
-            Unit::IAdd => Unit::Imul,
-            _ => u,
+            Issue::IntOrImul if self.pipe_free[Unit::Int as usize] <= now => Unit::Int,
+            Issue::IntOrImul => Unit::Imul,
+            Issue::To(u) => u,
         }
     }
 }
@@ -363,6 +380,8 @@ struct Token {
     actions: Vec<AsyncEvent>,
     /// The copy group (kind, id) the request belongs to.
     group: Option<(usize, u64)>,
+    /// Machine code: the scoreboard barrier the response releases.
+    sb: Option<u8>,
 }
 
 /// A request leaving this SM for the memory system.
@@ -507,13 +526,14 @@ impl Sm {
         let nsp = self.sps.len();
         for s in 0..d.warps_per_cta() {
             // A retired warp's buffers serve the new one (no allocation per warp).
-            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups) = match self.spare.pop() {
+            let (mut w, mut reg_ready, mut reg_dep, mut groups, mut after_copies, mut wgmma_groups, mut sb) = match self.spare.pop() {
                 Some(mut t) => {
                     t.w.reset(s, threads, &k.prog);
-                    (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups)
+                    (t.w, t.reg_ready, t.reg_dep, t.groups, t.after_copies, t.wgmma_groups, t.sb)
                 }
-                None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default()),
+                None => (Warp::new(s, threads, &k.prog), Vec::new(), Vec::new(), Default::default(), Vec::new(), Default::default(), Default::default()),
             };
+            sb.iter_mut().for_each(Vec::clear);
             if frame0 > 0 {
                 w.ensure_local(frame0);
             }
@@ -550,6 +570,9 @@ impl Sm {
                 after_copies,
                 wgmma_open: 0,
                 wgmma_groups,
+                sb,
+                sb_dep: [Dep::None; 6],
+                yielded: false,
             });
             self.next_age += 1;
             self.sps[sp].warps.push(wi);
@@ -587,6 +610,24 @@ impl Sm {
         let Some(info) = self.table.insts.get(pc as usize) else { return };
         tw.needs_mshr = info.needs_mshr;
         let (mut t, mut dep) = (tw.next, tw.next_dep);
+        if let Some(c) = self.table.ctl.get(pc as usize) {
+            // Machine code: the stall count is in `next`; the wait mask and a DEPBAR name the
+            // scoreboard barriers that must be released (the hardware has no register interlock).
+            let waits = (0..6u8).filter(|b| c.wait_mask >> b & 1 == 1).map(|b| (b, 0)).chain(c.depbar.map(|(b, n)| (b, n as usize)));
+            for (b, n) in waits {
+                let Some(times) = tw.sb.get_mut(b as usize) else { continue };
+                let now = self.now;
+                times.retain(|&x| x > now);
+                let free = barrier_free_at(times, n);
+                if free > t {
+                    t = free;
+                    dep = tw.sb_dep[b as usize];
+                }
+            }
+            tw.next = t;
+            tw.next_dep = dep;
+            return;
+        }
         for &r in &self.table.regs[info.regs.0 as usize..info.regs.1 as usize] {
             let rr = tw.reg_ready[r as usize];
             if rr > t {
@@ -686,7 +727,7 @@ impl Sm {
         // The chosen warp's position in the sub-partition's list.
         let chosen = match self.cfg.sm.scheduler {
             SchedulerPolicy::Gto => {
-                if sp.warps.get(sp.last).is_some_and(|&wi| self.eligible(sp, wi)) {
+                if sp.warps.get(sp.last).is_some_and(|&wi| self.eligible(sp, wi) && !self.warps[wi].as_ref().is_some_and(|t| t.yielded)) {
                     Some(sp.last)
                 } else {
                     (0..n).filter(|&i| self.eligible(sp, sp.warps[i])).min_by_key(|&i| age(sp.warps[i]))
@@ -795,7 +836,7 @@ impl Sm {
         // denormal guard, the multiply of div.approx): the SFU is held for the MUFU, the FP32
         // pipe for the rest, and the chain adds their latency.
         let fp32_ops = if unit == Unit::Sfu { cost.saturating_sub(1) } else { 0 };
-        let occupancy = (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1);
+        let occupancy = if unit == Unit::Uniform { 1 } else { (32 / p.lanes.max(1)).max(1) as u64 * (cost - fp32_ops).max(1) };
         let (lat, dep, token) = self.timing(wi, pc, unit, p.latency as u64)?;
         let (lat, spill_ops) = if spill_mask != 0 { self.spill_traffic(wi, pc, &info, spill_mask, lat)? } else { (lat, 0) };
         let fp32 = self.cfg.pipes.fp32;
@@ -812,7 +853,28 @@ impl Sm {
             }
         }
         let defs = &self.k.prog.insts[pc as usize].defs;
-        {
+        let ctl = self.table.ctl.get(pc as usize).copied();
+        if let Some(c) = ctl {
+            // Machine code: the result's barrier releases at writeback, the operand barrier once
+            // the pipe has read the operands; the next instruction waits out the stall count.
+            let tw = self.warps[wi].as_mut().expect("warp exists");
+            if let Some(b) = c.write_barrier {
+                tw.sb[b as usize].push(if token.is_some() { PENDING } else { now + lat });
+                tw.sb_dep[b as usize] = if dep == Dep::Long { Dep::Long } else { Dep::Short };
+            }
+            if let Some(b) = c.read_barrier {
+                tw.sb[b as usize].push(now + p.latency as u64);
+                if tw.sb[b as usize].len() == 1 {
+                    tw.sb_dep[b as usize] = Dep::Short;
+                }
+            }
+            tw.yielded = c.yields;
+            let issue_done = now + u64::from(c.stall.max(1));
+            if tw.next <= issue_done {
+                tw.next = issue_done;
+                tw.next_dep = Dep::Fixed;
+            }
+        } else {
             let tw = self.warps[wi].as_mut().expect("warp exists");
             for &r in defs {
                 tw.reg_ready[r as usize] = if token.is_some() { PENDING } else { now + lat };
@@ -828,6 +890,7 @@ impl Sm {
         if let Some(t) = token {
             if let Some(tok) = self.tokens[t as usize].as_mut() {
                 tok.regs.extend_from_slice(defs);
+                tok.sb = ctl.and_then(|c| c.write_barrier);
             }
         }
         self.after_step(wi, cta_slot, step, arena)?;
@@ -1086,7 +1149,7 @@ impl Sm {
             }
             if needs_data && token.is_none() {
                 let dep = Dep::Long;
-                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None }));
+                token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None, sb: None }));
             }
             if miss != 0 {
                 let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops: shape.rounds, words: shape.words, lookups: shape.lookups, partial: shape.partial, red: self.table.insts[pc as usize].red };
@@ -1201,7 +1264,7 @@ impl Sm {
                         }
                     };
                     let actions = if group == AsyncGroup::Mbarrier { std::mem::take(&mut mbar_events) } else { Vec::new() };
-                    let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref });
+                    let t = self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: global.len() as u32, ready: now, dep: Dep::Long, actions, group: group_ref, sb: None });
                     if global.is_empty() {
                         self.complete_token(t, cl);
                     }
@@ -1253,7 +1316,10 @@ impl Sm {
     /// on (the GPC calls it for every SM after a change to the cluster).
     pub fn wake(&mut self, arena: &Arena, cl: usize) {
         let now = self.now;
-        let (mbar_t, cbar_t) = (now + self.cfg.misc.mbarrier_latency as u64, now + self.cfg.misc.cluster_barrier_latency as u64);
+        // A woken `try_wait` runs again; in machine code its `SYNCS ... TRYWAIT` then pays the
+        // round trip itself, through its scoreboard barrier, so the wake adds none.
+        let wake_lat = if self.table.ctl.is_empty() { self.cfg.misc.mbarrier_latency as u64 } else { 0 };
+        let (mbar_t, cbar_t) = (now + wake_lat, now + self.cfg.misc.cluster_barrier_latency as u64);
         let Some(c) = arena.clusters.get(cl).and_then(|c| c.as_ref()) else { return };
         for slot in self.ctas.iter().flatten().filter(|s| s.cluster == cl) {
             for &w in &slot.warps {
@@ -1424,6 +1490,11 @@ impl Sm {
         self.free_tokens.push(ti);
         let ready = tok.ready.max(self.now);
         if let Some(tw) = self.warps[tok.warp].as_mut() {
+            if let Some(times) = tok.sb.and_then(|b| tw.sb.get_mut(b as usize)) {
+                if let Some(x) = times.iter_mut().find(|x| **x == PENDING) {
+                    *x = ready;
+                }
+            }
             for r in tok.regs {
                 if tw.reg_ready[r as usize] == PENDING {
                     tw.reg_ready[r as usize] = ready;
@@ -1492,5 +1563,24 @@ impl Sm {
     /// Whether copies or mbarrier events are in flight (their completion changes state).
     pub fn copies_in_flight(&self) -> bool {
         !self.events.is_empty() || self.tokens.iter().flatten().any(|t| !t.actions.is_empty() || t.group.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scoreboard_barrier_counts_its_releases() {
+        let t = [10, 30, 20];
+        // A wait mask waits for every release; DEPBAR.LE n for all but n of them.
+        assert_eq!(barrier_free_at(&t, 0), 30);
+        assert_eq!(barrier_free_at(&t, 1), 20);
+        assert_eq!(barrier_free_at(&t, 2), 10);
+        assert_eq!(barrier_free_at(&t, 3), 0);
+        // A release still waiting for a memory response holds the barrier until it arrives.
+        assert_eq!(barrier_free_at(&[PENDING, 5], 0), PENDING);
+        assert_eq!(barrier_free_at(&[PENDING, 5], 1), 5);
+        assert_eq!(barrier_free_at(&[], 0), 0);
     }
 }

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
-use warpsim_sim::launch::{run_timed_within, RunError};
+use warpsim_sim::launch::{run_timed_with, run_timed_within, RunError};
 use warpsim_sim::watchdog::{Limits, Stop};
 use warpsim_sim::FaultKind;
 use warpsim_workloads::CheckStatus;
@@ -132,7 +132,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// Runs one workload on one configuration; `false` when the outcome must not be cached.
-fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig, limits: &Limits) -> (Measured, bool) {
+fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig, limits: &Limits, prog: Option<&warpsim_isa::Program>) -> (Measured, bool) {
     let failed = |status: Status, message: String| Measured {
         status,
         check: String::new(),
@@ -143,7 +143,11 @@ fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfi
         stalls: Default::default(),
         message,
     };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_timed_within(w, cfg, 1, limits))) {
+    let run = || match prog {
+        Some(p) => run_timed_with(w, cfg, 1, limits, p.clone()),
+        None => run_timed_within(w, cfg, 1, limits),
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(o)) => match o.timing {
             Some(t) => {
                 let check = match o.check.status {
@@ -210,7 +214,8 @@ pub fn execute(
         let (m, cached) = match hit {
             Some(m) => (m, true),
             None => {
-                let (m, cacheable) = measure(loaded.for_cc(point.cfg.compute_capability), &point.cfg, &plan.limits);
+                let cc = point.cfg.compute_capability;
+                let (m, cacheable) = measure(loaded.for_cc(cc), &point.cfg, &plan.limits, loaded.program_for(cc));
                 if cacheable {
                     let content = Content { key, simulator: simulator(), arch: point.arch.clone(), workload: workload.clone(), measured: m };
                     let entry = Entry { digest: content.digest(), content };

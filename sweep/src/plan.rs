@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
+use warpsim_isa::Program;
 use warpsim_sim::config::ArchConfig;
 use warpsim_sim::presets;
 use warpsim_sim::watchdog::Limits;
@@ -39,6 +40,18 @@ pub struct Header {
     pub runs: usize,
     /// `I/N` when these results are one shard.
     pub shard: Option<String>,
+    /// The code simulated: `ptx`, or `sass` where [`Plan::use_code`] gave a program (results
+    /// written before SASS mode say nothing: PTX).
+    #[serde(default = "ptx", skip_serializing_if = "is_ptx")]
+    pub isa: String,
+}
+
+fn ptx() -> String {
+    "ptx".into()
+}
+
+fn is_ptx(s: &str) -> bool {
+    s == "ptx"
 }
 
 /// One design point: a preset (or preset file) with one value per axis.
@@ -64,13 +77,24 @@ pub struct Loaded {
     /// When the manifest gives no registers: the workload with ptxas's figures (or left to the
     /// estimate) for each compute capability the sweep simulates.
     resolved: Vec<([u32; 2], Workload)>,
+    /// Programs given by [`Plan::use_code`] per compute capability, with the workload as they
+    /// run it and a hash of the program's machine code.
+    programs: Vec<([u32; 2], Workload, Program, [u8; 32])>,
     digest: [u8; 32],
 }
 
 impl Loaded {
     /// The workload as a run on a GPU of compute capability `cc` simulates it.
     pub fn for_cc(&self, cc: [u32; 2]) -> &Workload {
+        if let Some((_, w, _, _)) = self.programs.iter().find(|p| p.0 == cc) {
+            return w;
+        }
         self.resolved.iter().find(|(c, _)| *c == cc).map_or(&self.workload, |(_, w)| w)
+    }
+
+    /// The program a run on compute capability `cc` simulates instead of the PTX, if any.
+    pub fn program_for(&self, cc: [u32; 2]) -> Option<&Program> {
+        self.programs.iter().find(|p| p.0 == cc).map(|p| &p.2)
     }
 }
 
@@ -184,6 +208,7 @@ impl Plan {
             baseline,
             runs: points.len() * workloads.len(),
             shard: None,
+            isa: ptx(),
         };
         let mut limits = Limits::default();
         if let Some(n) = spec.max_cycles {
@@ -193,6 +218,30 @@ impl Plan {
             limits.timeout = Some(t);
         }
         Ok(Plan { header, points, workloads, limits })
+    }
+
+    /// Simulates the programs `code` gives (per workload, as resolved for a compute capability)
+    /// instead of the workloads' PTX: the binary's `--isa sass`. A workload `code` gives nothing
+    /// for keeps its PTX; the header's `isa` becomes `name` when any program was given, and each
+    /// run's cache key covers its program.
+    pub fn use_code(&mut self, name: &str, code: &dyn Fn(&mut Workload, [u32; 2]) -> Option<Program>) {
+        let mut ccs: Vec<[u32; 2]> = self.points.iter().map(|p| p.cfg.compute_capability).collect();
+        ccs.sort_unstable();
+        ccs.dedup();
+        let mut any = false;
+        for l in &mut self.workloads {
+            for &cc in &ccs {
+                let mut w = l.for_cc(cc).clone();
+                if let Some(p) = code(&mut w, cc) {
+                    let digest = sha(&p.machine.iter().map(|m| m.as_bytes()).collect::<Vec<_>>());
+                    l.programs.push((cc, w, p, digest));
+                    any = true;
+                }
+            }
+        }
+        if any {
+            self.header.isa = name.to_string();
+        }
     }
 
     /// The runs of a shard (all runs without one), in index order.
@@ -221,7 +270,10 @@ impl Plan {
         let loaded = &self.workloads[r.workload];
         let l = &loaded.for_cc(point.cfg.compute_capability).launch;
         let resources = format!("{:?} {} {:?}", l.regs_per_thread, l.regs_source, l.spills);
-        hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes()])[..16])
+        match loaded.programs.iter().find(|p| p.0 == point.cfg.compute_capability) {
+            Some((_, _, _, code)) => hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes(), code])[..16]),
+            None => hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes()])[..16]),
+        }
     }
 }
 
@@ -272,7 +324,7 @@ fn resolve_workloads(selectors: &[String]) -> Result<Vec<Loaded>, String> {
         .map(|n| {
             let w = if n.ends_with(".toml") { warpsim_sim::launch::load_manifest(n.as_ref()) } else { Workload::bundled(n) }.map_err(|e| e.to_string())?;
             let digest = sha(&[w.manifest.name.as_bytes(), format!("{:?}", w.manifest).as_bytes(), w.ptx.as_bytes()]);
-            Ok(Loaded { workload: w, resolved: Vec::new(), digest })
+            Ok(Loaded { workload: w, resolved: Vec::new(), programs: Vec::new(), digest })
         })
         .collect::<Result<Vec<_>, String>>()
         .and_then(|ws| {

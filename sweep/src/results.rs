@@ -413,6 +413,7 @@ mod tests {
             baseline: BTreeMap::new(),
             runs: 3,
             shard: None,
+            isa: "ptx".into(),
         };
         Results {
             header: Some(header),

@@ -12,6 +12,10 @@
 //! preset's target (`warpsim-toolchain`), else the simulator's estimate. [`Registers::Compiler`]
 //! drops the manifest's figure first, so the dataset measures what a user without a GPU gets; the
 //! summary counts how often `launch__registers_per_thread` then equals ncu's.
+//!
+//! The code simulated is the caller's choice ([`Code`]): the workload's PTX, or a program the
+//! caller gives per workload (the binary's `--isa sass`: the lowered machine code); each row says
+//! which ran.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,7 +46,13 @@ pub struct Row {
     /// Where the simulated registers per thread came from (`manifest`, `ptxas 13.0.88, sm_90`,
     /// `estimated`).
     pub registers_source: String,
+    /// The code simulated: `ptx` or `sass`.
+    pub isa: &'static str,
 }
+
+/// Gives, per workload (registers already resolved), the program to simulate instead of the
+/// workload's PTX, or `None` for the PTX.
+pub type Code<'a> = &'a (dyn Fn(&mut Workload) -> Option<warpsim_isa::Program> + Sync);
 
 /// One counter over the workloads: errors relative to ncu's value, in percent, except for
 /// percentages (`.pct` counters: hit rates, occupancy), whose error is the difference in points.
@@ -142,6 +152,11 @@ pub struct Summary {
     pub registers_compared: usize,
     /// How many runs took their registers from each source.
     pub registers_sources: BTreeMap<String, usize>,
+    /// How many runs simulated each code (`ptx`, `sass`).
+    pub isa_runs: BTreeMap<&'static str, usize>,
+    /// Workloads whose `smsp__inst_executed.sum` is within 2% of ncu's, of those compared.
+    pub inst_within_2_pct: usize,
+    pub inst_compared: usize,
     /// Every counter both sides report, summarised over the workloads.
     pub counters: Vec<CounterSummary>,
     /// (workload, why) of workloads left out.
@@ -157,7 +172,7 @@ fn rel(sim: f64, hw: f64) -> f64 {
 }
 
 /// Simulates every usable workload of `ds` on `cfg` and compares.
-pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: Registers, threads: usize) -> (Vec<Row>, Summary) {
+pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: Registers, threads: usize, code: Code) -> (Vec<Row>, Summary) {
     let mut skipped = Vec::new();
     let mut todo = Vec::new();
     for w in &ds.workloads {
@@ -178,7 +193,13 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: 
                 }
                 // An estimate is named in the row's `registers_source`; the notice line is the CLI's.
                 let _ = warpsim_toolchain::resolve(&mut wl, cfg.compute_capability, Toolchain::from_env());
-                let o = warpsim_sim::launch::run_timed(&wl, cfg, 1).map_err(|e| (w.name.clone(), e.to_string()))?;
+                let prog = code(&mut wl);
+                let isa = if prog.is_some() { "sass" } else { "ptx" };
+                let o = match prog {
+                    Some(p) => warpsim_sim::launch::run_timed_with(&wl, cfg, 1, &warpsim_sim::watchdog::Limits::default(), p),
+                    None => warpsim_sim::launch::run_timed(&wl, cfg, 1),
+                }
+                .map_err(|e| (w.name.clone(), e.to_string()))?;
                 let t = o.timing.ok_or_else(|| (w.name.clone(), "no timing result".to_string()))?;
                 let counters: BTreeMap<String, (f64, f64)> =
                     t.counters.iter().filter_map(|(k, v)| w.counters.get(k).map(|m| (k.clone(), (*m, *v)))).collect();
@@ -194,6 +215,7 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: 
                     inst_error_pct: insts.map(|(m, s)| rel(s, m)),
                     counters,
                     registers_source: wl.launch.regs_source.to_string(),
+                    isa,
                 })
             })
             .collect()
@@ -225,8 +247,10 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
     let inst: Vec<f64> = rows.iter().filter_map(|r| r.inst_error_pct.map(f64::abs)).collect();
     let regs: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.counters.get(warpsim_sim::counters::Counter::RegistersPerThread.name()).copied()).collect();
     let mut registers_sources = BTreeMap::new();
+    let mut isa_runs = BTreeMap::new();
     for r in rows {
         *registers_sources.entry(r.registers_source.clone()).or_insert(0) += 1;
+        *isa_runs.entry(r.isa).or_insert(0) += 1;
     }
     let fitted = crate::calibrate::calibration_workloads();
     let held: Vec<f64> =
@@ -248,6 +272,9 @@ fn summarize(rows: &[Row], cfg: &ArchConfig, dataset: &str, skipped: Vec<(String
         registers_equal: regs.iter().filter(|(m, s)| m == s).count(),
         registers_compared: regs.len(),
         registers_sources,
+        isa_runs,
+        inst_within_2_pct: inst.iter().filter(|e| **e <= 2.0).count(),
+        inst_compared: inst.len(),
         counters: counter_summaries(rows),
         skipped,
     }
