@@ -274,6 +274,10 @@ pub struct Dram {
 pub struct Misc {
     /// Fixed kernel launch overhead included in the reported cycles (cycles).
     pub launch_overhead: u32,
+    /// Cycles a launch that calls device `printf` pays once for it (cycles).
+    pub printf_launch_cycles: u32,
+    /// Cycles each further `printf` call (one lane's line) adds to its launch (cycles).
+    pub printf_line_cycles: u32,
     /// `bar.sync` release latency after the last arrival (cycles).
     pub barrier_latency: u32,
     /// Atomic latency at L2 beyond a load's (cycles).

@@ -241,9 +241,19 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         v
     };
     spans.sort_by_key(|s| (s.cta, s.sm));
-    let cycles = end.max(drain) + cfg.misc.launch_overhead as u64;
+    let cycles = end.max(drain) + cfg.misc.launch_overhead as u64 + printf_cycles(&cfg, k.printf.calls());
     memsys.count_launch_reads(&cfg, table.code_instructions());
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
+}
+
+/// Device `printf` drains through one buffer for the whole GPU: a launch that prints pays
+/// `misc.printf_launch_cycles` once and `misc.printf_line_cycles` per call, on top of its work
+/// (H200: 51k cycles for the first line, ~530 per further line, whatever warp prints it).
+fn printf_cycles(cfg: &ArchConfig, calls: u64) -> u64 {
+    if calls == 0 {
+        return 0;
+    }
+    u64::from(cfg.misc.printf_launch_cycles) + (calls - 1) * u64::from(cfg.misc.printf_line_cycles)
 }
 
 /// SM `id`: SMs are dealt to GPCs round robin (see [`run`]), so it is the `id / #GPCs`-th of GPC

@@ -1172,7 +1172,7 @@ fn call(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<Ste
             let mut read = |a: u64, out: &mut [u8]| c.access(w, Space::Generic, a, out, false, l).is_ok();
             text.extend(crate::printf::format(fmt, buf, &mut read));
         }
-        k.printf.push(c.env.ctas[c.env.me].linear, w.slot, &text);
+        k.printf.push(c.env.ctas[c.env.me].linear, w.slot, &text, exec.count_ones());
         for r in rets {
             if let Opnd::SymAddr(s, _) = r {
                 let a = c.sym_addr(w, *s);

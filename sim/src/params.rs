@@ -443,6 +443,8 @@ fn build() -> Vec<Param> {
                     .then(|| "half-warp coalescing (compute capability 1.x) has no L1 for global data".to_string())
             }),
         cycles("misc.launch_overhead", 0, None, Timing, "Fixed kernel launch overhead included in the reported cycles"),
+        cycles("misc.printf_launch_cycles", 0, None, Timing, "Cycles a launch that calls device printf pays once (the buffer's drain)"),
+        cycles("misc.printf_line_cycles", 0, None, Timing, "Cycles each further device printf call (one lane's line) adds to its launch"),
         cycles("misc.barrier_latency", 0, None, Timing, "`bar.sync` release latency after the last arrival"),
         cycles("misc.atomic_extra_latency", 0, None, Timing, "Atomic latency at L2 beyond a load's"),
         cycles("misc.smem_atomic_latency", 0, None, Timing, "Shared-memory atomic latency"),

@@ -13,15 +13,21 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// The `printf` output of one launch: per (linear CTA, warp slot), its lines in the order the warp
-/// printed them (lanes in ascending order within one call).
+/// printed them (lanes in ascending order within one call), and how many calls (lanes) printed.
 #[derive(Default, Debug)]
-pub struct PrintfSink(Mutex<BTreeMap<(u64, u32), Vec<u8>>>);
+pub struct PrintfSink(Mutex<BTreeMap<(u64, u32), Vec<u8>>>, std::sync::atomic::AtomicU64);
 
 impl PrintfSink {
-    /// Appends a warp's output.
-    pub fn push(&self, cta: u64, warp: u32, text: &[u8]) {
+    /// Appends a warp's output of `calls` lanes' calls.
+    pub fn push(&self, cta: u64, warp: u32, text: &[u8], calls: u32) {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
         m.entry((cta, warp)).or_default().extend_from_slice(text);
+        self.1.fetch_add(u64::from(calls), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The `vprintf` calls (one per lane) made so far.
+    pub fn calls(&self) -> u64 {
+        self.1.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Everything printed, in (CTA, warp) order, and empties the sink.
@@ -364,10 +370,10 @@ mod tests {
     #[test]
     fn the_sink_orders_by_cta_then_warp() {
         let s = PrintfSink::default();
-        s.push(1, 0, b"c\n");
-        s.push(0, 1, b"b\n");
-        s.push(0, 0, b"a\n");
-        s.push(0, 0, b"a2\n");
+        s.push(1, 0, b"c\n", 1);
+        s.push(0, 1, b"b\n", 1);
+        s.push(0, 0, b"a\n", 1);
+        s.push(0, 0, b"a2\n", 1);
         assert_eq!(s.take(), b"a\na2\nb\nc\n");
         assert!(s.take().is_empty());
     }

@@ -96,6 +96,8 @@ fn cfg() -> ArchConfig {
         },
         misc: Misc {
             launch_overhead: 3000,
+            printf_launch_cycles: 0,
+            printf_line_cycles: 0,
             barrier_latency: 20,
             atomic_extra_latency: 50,
             smem_atomic_latency: 40,
