@@ -69,8 +69,8 @@ pub(crate) fn shfl_chain(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// out[t] = the byte offset of lane t's word, (lane / ways) + (lane % ways) * row_words.
 pub(crate) fn smem_ways(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (ways, row) = (c.scalar_int("ways")?, c.scalar_int("row_words")?);
-    if !(1..=32).contains(&ways) || row < 32 {
-        return Err(shape(format!("ways = {ways} must be 1..=32 and row_words = {row} at least 32")));
+    if !(1..=32).contains(&ways) || !(16..=1024 / ways).contains(&row) {
+        return Err(shape(format!("ways = {ways} must be 1..=32 and row_words = {row} 16..={} (the kernel's 1024 words)", 1024 / ways.max(1))));
     }
     let values = (0..out_len(c)?).map(|t| ui((4 * ((t as i64 % 32) / ways + (t as i64 % 32) % ways * row)) as u32)).collect();
     expect_out(values)

@@ -22,7 +22,9 @@
 // lane is loop-invariant, so it is computed before the timed loop).
 //
 // smem_bw_{4,8,16} / l1_bw (one block per SM): every warp loads 32 consecutive T per instruction,
-// 16 instructions at immediate offsets per iteration (conflict-free), XOR-reduced so none is dead;
+// 16 instructions at immediate offsets per iteration (conflict-free), every word XORed into the
+// thread's sum with lop3 (one ALU op per 4- or 8-byte load, two per 16-byte load: a word left
+// unused would let ptxas narrow the load);
 // l1_bw reads a 16 KiB global region with ld.global.ca after one warming pass. l2_bw: each block
 // reads its own slice of `in` (.cg), a warming pass then `iters` timed passes. cycles[block] =
 // block-wide timed cycles (barrier to barrier), out[t] = the thread's XOR.
@@ -119,6 +121,14 @@ CHAIN_KERNEL(cvt_chain, float, unsigned short h; float r; asm("cvt.rn.f16.f32 %0
              asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h)); return r)
 CHAIN_KERNEL(shfl_chain, unsigned, return __shfl_sync(0xffffffffu, v, (threadIdx.x + a) & 31))
 
+// a ^ b ^ c in one lop3 (what ptxas makes of two XORs), so a wide load costs one or two ALU ops.
+__device__ __forceinline__ unsigned xor3(unsigned a, unsigned b, unsigned c)
+{
+    unsigned r;
+    asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+
 // One conflict-free shared load of W bytes per lane at byte offset OFF from `a`, XORed into acc.
 template <int W, int OFF>
 __device__ __forceinline__ void smem_load(unsigned a, unsigned& acc)
@@ -130,11 +140,11 @@ __device__ __forceinline__ void smem_load(unsigned a, unsigned& acc)
     } else if (W == 8) {
         unsigned v0, v1;
         asm volatile("ld.shared.v2.u32 {%0, %1}, [%2+%3];" : "=r"(v0), "=r"(v1) : "r"(a), "n"(OFF));
-        acc ^= v0 ^ v1;
+        acc = xor3(acc, v0, v1);
     } else {
         unsigned v0, v1, v2, v3;
         asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4+%5];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "r"(a), "n"(OFF));
-        acc ^= v0 ^ v1 ^ v2 ^ v3;
+        acc = xor3(acc, xor3(v0, v1, v2), v3);
     }
 }
 
@@ -178,7 +188,7 @@ __device__ __forceinline__ void global_load(const unsigned* p, unsigned& acc)
         asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4+%5];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "l"(p), "n"(OFF * 4));
     else
         asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4+%5];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "l"(p), "n"(OFF * 4));
-    acc ^= v0 ^ v1 ^ v2 ^ v3;
+    acc = xor3(acc, xor3(v0, v1, v2), v3);
 }
 
 template <bool L1, int U>
