@@ -286,15 +286,14 @@ pub fn figures(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
     let mut stems = Vec::new();
     for s in summarise(rows) {
-        let values: Vec<BarValue> = rows
-            .iter()
-            .filter(|r| r.anchor.preset == s.preset)
-            .map(|r| BarValue {
-                group: format!("{} [{:?}]", r.anchor.figure, r.anchor.confidence),
-                series: "simulated ÷ published".into(),
-                value: r.simulated / r.anchor.value,
-            })
-            .collect();
+        let mut values: Vec<BarValue> = Vec::new();
+        for r in rows.iter().filter(|r| r.anchor.preset == s.preset) {
+            // Two sources of one figure get one bar each: a repeated label is numbered.
+            let label = format!("{} [{:?}]", r.anchor.figure, r.anchor.confidence);
+            let seen = values.iter().filter(|v| v.group == label || v.group.starts_with(&format!("{label} ("))).count();
+            let group = if seen == 0 { label } else { format!("{label} ({})", seen + 1) };
+            values.push(BarValue { group, series: "simulated ÷ published".into(), value: r.simulated / r.anchor.value });
+        }
         let title = format!("{}: {} of {} P/R figures within 10%", s.preset, s.within_10, s.anchors);
         let spec = FigureSpec::new(title, Column::Double).y_label("Simulated ÷ published (×)");
         let stem = dir.join(format!("published-{}", s.preset));

@@ -79,3 +79,19 @@ fn summaries_tables_and_figures() {
     assert!(stems[0].with_extension("png").exists() && stems[0].with_extension("svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 15's target, on the shipped presets and dataset.
+#[test]
+fn kepler_to_hopper_reproduce_the_papers() {
+    let presets: Vec<String> = ["kepler-gk110", "maxwell-gm200", "pascal-gp100", "volta-gv100", "turing-tu102", "ampere-ga100", "ada-ad102", "hopper-h100"]
+        .map(String::from)
+        .to_vec();
+    let rows = compare(&shipped(), &presets, 2).unwrap();
+    let mut bad = Vec::new();
+    for s in summarise(&rows) {
+        if s.within_10 * 10 < s.anchors * 8 || s.within_25 < s.anchors {
+            bad.push(format!("{}: {} of {} within 10%, {} within 25%, worst {:?}", s.preset, s.within_10, s.anchors, s.within_25, s.worst));
+        }
+    }
+    assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), markdown(&rows));
+}
