@@ -79,7 +79,7 @@ pub(crate) fn smem_ways(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// XOR of `words(lane)`'s elements of `get`, when the kernel's `passes` XORs of them leave one.
 fn xor_passes(passes: i64, words: impl Iterator<Item = usize>, get: impl Fn(usize) -> Option<u32>) -> Option<Value> {
     let once = words.map(&get).try_fold(0u32, |acc, w| w.map(|w| acc ^ w))?;
-    ui(if passes % 2 == 1 { once } else { 0 })
+    ui(if passes % 2 != 0 { once } else { 0 })
 }
 
 /// The 16 conflict-free loads of `width` bytes per lane of smem_bw over s[k] = k * 2654435761.
@@ -119,7 +119,7 @@ pub(crate) fn l1_bw(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 pub(crate) fn l2_bw(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (chunk, iters) = (c.scalar_int("chunk")?.max(0) as usize, c.scalar_int("iters")?);
     let block = c.manifest.block[0] as usize;
-    if block % 32 != 0 || c.manifest.block[1..] != [1, 1] {
+    if !block.is_multiple_of(32) || c.manifest.block[1..] != [1, 1] {
         return Err(shape("l2_bw needs 1D blocks of whole warps"));
     }
     let warps = block / 32;
