@@ -239,10 +239,18 @@ enum PtxCmd {
 }
 
 fn load_workload(spec: &str) -> Result<warpsim_workloads::Workload> {
-    let w = if spec.ends_with(".toml") || std::path::Path::new(spec).exists() {
-        warpsim_sim::launch::load_manifest(std::path::Path::new(spec))?
-    } else {
-        warpsim_workloads::Workload::bundled(spec)?
+    load_workload_for(spec, None)
+}
+
+/// A manifest file or bundled name, its `${...}` sizes expanded for `cfg` (default: the H200's).
+fn load_workload_for(spec: &str, cfg: Option<&warpsim_sim::config::ArchConfig>) -> Result<warpsim_workloads::Workload> {
+    let path = std::path::Path::new(spec);
+    let w = match cfg {
+        _ if !(spec.ends_with(".toml") || path.exists()) => {
+            warpsim_workloads::Workload::bundled_for(spec, &cfg.map(warpsim_sim::launch::target).unwrap_or_default())?
+        }
+        Some(cfg) => warpsim_sim::launch::load_manifest_for(path, cfg)?,
+        None => warpsim_sim::launch::load_manifest(path)?,
     };
     Ok(w)
 }
@@ -272,10 +280,10 @@ fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim::con
 }
 
 fn run_workload(a: RunArgs) -> Result<()> {
-    let mut w = load_workload(&a.workload)?;
-    // The preset gives the target the registers are resolved for (the header names them in both
-    // modes) and, with --functional, the launch limits and SM count.
+    // The preset gives the manifest's sizes, the target the registers are resolved for (the header
+    // names them in both modes) and, with --functional, the launch limits and SM count.
     let cfg = arch_config(&a.arch)?;
+    let mut w = load_workload_for(&a.workload, Some(&cfg))?;
     if let Some(path) = &a.dump_config {
         let what = format!("`warpsim run {}` on {}", a.workload, a.arch.arch);
         std::fs::write(path, warpsim_sim::presets::dump_config(&cfg, &what)).with_context(|| format!("cannot write {}", path.display()))?;

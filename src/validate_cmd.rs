@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use warpsim_validate::correlate::Registers;
+use warpsim_validate::published::Published;
 use warpsim_validate::{chain, run_all, Cuda, Dataset, DryRun, Options, RefStatus};
 
 #[derive(Subcommand)]
@@ -22,6 +23,9 @@ pub enum ValidateCmd {
     Correlate(CorrelateArgs),
     /// Turn the ncu source pages `validate/sass.sh` collected into an executed-SASS dataset.
     SassImport(SassImportArgs),
+    /// Simulate the papers' microbenchmark figures on their presets (group:micro) and compare:
+    /// a per-preset table of published vs simulated, and one figure per generation.
+    Published(PublishedArgs),
     /// Fit a preset's machine-op counts, latencies and bandwidths to the dataset; write the
     /// calibrated preset (`--out sim/presets/hopper-h200.toml` regenerates the shipped one).
     Calibrate(CalibrateArgs),
@@ -42,6 +46,23 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "FILE.toml")]
     out: Option<PathBuf>,
     /// Simulations run in parallel (the result does not depend on it).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+}
+
+#[derive(Args)]
+pub struct PublishedArgs {
+    /// The published dataset: a directory of *.toml or one file (default: validate/data/published
+    /// of this checkout).
+    #[arg(long, value_name = "DIR|FILE.toml")]
+    data: Option<PathBuf>,
+    /// Only these presets (repeatable; default: every preset the dataset anchors).
+    #[arg(long, value_name = "PRESET")]
+    arch: Vec<String>,
+    /// Where published.md, published.json and the figures go (nothing written without it).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Simulations run in parallel (results do not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
 }
@@ -191,7 +212,26 @@ pub fn run(cmd: ValidateCmd) -> Result<()> {
         ValidateCmd::Correlate(a) => correlate(a),
         ValidateCmd::SassImport(a) => sass_import(a),
         ValidateCmd::Calibrate(a) => calibrate(a),
+        ValidateCmd::Published(a) => published(a),
     }
+}
+
+fn published(a: PublishedArgs) -> Result<()> {
+    use warpsim_validate::published;
+    let data = Published::load(&a.data.unwrap_or_else(published::default_dir))?;
+    let rows = published::compare(&data, &a.arch, a.threads)?;
+    let table = published::markdown(&rows);
+    print!("{table}");
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::write(dir.join("published.md"), &table).with_context(|| format!("cannot write {}", dir.display()))?;
+        let json = serde_json::to_string_pretty(&rows)?;
+        std::fs::write(dir.join("published.json"), json).with_context(|| format!("cannot write {}", dir.display()))?;
+        for stem in published::figures(&rows, dir)? {
+            eprintln!("wrote {}.png / .svg", stem.display());
+        }
+    }
+    Ok(())
 }
 
 fn calibrate(a: CalibrateArgs) -> Result<()> {

@@ -176,6 +176,9 @@ pub struct SharedMem {
     pub latency: u32,
     /// Extra cycles per additional conflict wavefront (cycles).
     pub wavefront_cycles: u32,
+    /// Bytes per cycle the SM's shared-memory data path moves for 8- and 16-byte accesses; at
+    /// or above a row of banks (`banks × bank_bytes`), the banks alone set the rate (bytes/cycle).
+    pub wide_bytes_per_cycle: u32,
     /// Bank conflicts are evaluated per half-warp (Tesla) instead of per warp.
     pub half_warp: bool,
 }

@@ -86,11 +86,44 @@ fn allocate<E>(l: &warpsim_workloads::Launch, estimate: impl FnOnce() -> Result<
     Ok(regs.max(crate::occupancy::MIN_REGS_PER_THREAD))
 }
 
+/// The sizes a manifest's `${...}` expressions read on `cfg`: the L1 a kernel without shared
+/// memory gets (the fixed L1, or the unified array less its smallest carve-out; 0 where global
+/// loads skip the L1), the L2 and its partitions, the SMs and a row of shared-memory banks.
+pub fn target(cfg: &ArchConfig) -> warpsim_workloads::Target {
+    let sm = &cfg.sm;
+    let least_carve = sm.smem_carveouts_kib.iter().copied().min().unwrap_or(sm.smem_kib);
+    let l1_kib = if !cfg.features.l1_caches_global {
+        0
+    } else if cfg.l1.fixed_kib > 0 {
+        cfg.l1.fixed_kib
+    } else {
+        sm.unified_l1_kib.saturating_sub(least_carve)
+    };
+    warpsim_workloads::Target {
+        l1: l1_kib as u64 * 1024,
+        l2: cfg.l2.size_kib as u64 * 1024,
+        l2_partitions: cfg.l2.partitions.max(1) as u64,
+        sms: sm.count as u64,
+        smem_row: cfg.smem.banks as u64 * cfg.smem.bank_bytes as u64,
+    }
+}
+
+/// Loads a manifest from disk, its sizes expanded for `cfg` ([`target`]), with the PTX front end
+/// as its [`warpsim_workloads::PtxCheck`] (see [`load_manifest`]).
+pub fn load_manifest_for(path: &std::path::Path, cfg: &ArchConfig) -> Result<Workload, warpsim_workloads::LoadError> {
+    Workload::load_for(path, &ptx_check, &target(cfg))
+}
+
 /// Loads a manifest from disk with the PTX front end as its [`warpsim_workloads::PtxCheck`]:
 /// when the manifest's entry or `[[arg]]`s disagree with a PTX that does not parse or lower, the
 /// PTX's own error (its file:line:column) is reported, not the disagreement it causes.
 pub fn load_manifest(path: &std::path::Path) -> Result<Workload, warpsim_workloads::LoadError> {
-    Workload::load_checked(path, &|text, file| warpsim_isa::load(text, file).map(|_| ()).map_err(|e| e.to_string()))
+    Workload::load_checked(path, &ptx_check)
+}
+
+/// The PTX front end as a manifest's [`warpsim_workloads::PtxCheck`].
+fn ptx_check(text: &str, file: &str) -> Result<(), String> {
+    warpsim_isa::load(text, file).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The workload's kernel, lowered.

@@ -973,8 +973,13 @@ impl Sm {
                 let extra = (wf - 1) * cfg.smem.wavefront_cycles as u64;
                 let base_lat = if tr.atomic { cfg.misc.smem_atomic_latency } else { cfg.smem.latency } as u64;
                 let lat = if tr.space == TraceSpace::Remote { cfg.misc.dsmem_latency as u64 } else { base_lat };
+                // 8- and 16-byte accesses drain no faster than the data path where it is narrower
+                // than a row of banks (Turing and Ada: 64 B/clk/SM).
+                let row = cfg.smem.banks as u64 * cfg.smem.bank_bytes as u64;
+                let path = cfg.smem.wide_bytes_per_cycle as u64;
+                let drain = if tr.size > 4 && path < row { wf.max((tr.mask.count_ones() as u64 * tr.size as u64).div_ceil(path.max(1))) } else { wf };
                 let start = self.smem_free.max(now);
-                self.smem_free = start + wf;
+                self.smem_free = start + drain;
                 Ok((start - now + lat + extra, Dep::Short, None))
             }
             TraceSpace::Const | TraceSpace::Param => {

@@ -41,6 +41,9 @@ pub enum Error {
     Ncu { line: usize, message: String },
     #[error("merge: {0}")]
     Merge(String),
+    /// Drawing or writing a report (a figure, a table) failed.
+    #[error("report: {0}")]
+    Report(String),
     /// A file that is not what it should be, with its location (`file:line` where known).
     #[error("{file}: {message}")]
     Parse { file: String, message: String },

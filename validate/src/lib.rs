@@ -11,6 +11,7 @@
 //! Modules: [`params`] (PTX parameter layout and packing), [`runner`] (the per-workload loop
 //! and the dry-run device of the self-check), [`gpu`] (the CUDA driver device), [`dataset`],
 //! [`ncu`], [`merge`], [`sass`] (executed SASS per workload, behind the machine-op classes), [`correlate`],
+//! [`published`] (the papers' microbenchmark figures against every preset),
 //! [`error`].
 
 pub mod calibrate;
@@ -21,6 +22,7 @@ pub mod gpu;
 pub mod merge;
 pub mod ncu;
 pub mod params;
+pub mod published;
 pub mod runner;
 pub mod sass;
 

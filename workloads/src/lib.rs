@@ -20,8 +20,10 @@ mod reference_blind;
 mod reference_blind3;
 mod reference_blind4;
 mod reference_membench;
+mod reference_micro;
 mod reference_hopper;
 pub mod rng;
+pub mod sized;
 mod workload;
 
 pub use check::{BufferCheck, CheckReport, CheckStatus, Mismatch, MAX_REPORTED_MISMATCHES};
@@ -30,8 +32,9 @@ pub use dtype::{DType, Value};
 pub use error::{line_col, ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};
 pub use manifest::{
-    Arg, BufferSpec, CheckSpec, Compare, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
+    Arg, BufferSpec, CheckSpec, Compare, FigureSpec, FigureUnit, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
     Swizzle, TensorMap, MAX_CHASE_SLOTS,
 };
 pub use reference::{references, Expected, RefCtx, RefError, Reference};
+pub use sized::Target;
 pub use workload::{bundled_groups, bundled_names, Launch, RegsSource, Spills, Workload};

@@ -47,6 +47,56 @@ pub struct Manifest {
     pub buffers: Vec<BufferSpec>,
     pub args: Vec<Arg>,
     pub check: Option<CheckSpec>,
+    /// `[figure]`: how a microbenchmark's outputs become the figure a paper reports.
+    pub figure: Option<FigureSpec>,
+}
+
+/// The unit a `[figure]` is reported in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum FigureUnit {
+    /// Cycles per step of a dependent chain: timer cycles / work.
+    #[serde(rename = "cycles")]
+    Cycles,
+    /// Bytes per clock per SM: work bytes (one block's) / timer cycles, one block per SM.
+    #[serde(rename = "B/clk/SM")]
+    BytesPerClockPerSm,
+    /// Gigabytes per second: work bytes / (timer cycles / clock).
+    #[serde(rename = "GB/s")]
+    GigabytesPerSecond,
+}
+
+impl FigureUnit {
+    /// As the papers write it (and the manifest spells it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FigureUnit::Cycles => "cycles",
+            FigureUnit::BytesPerClockPerSm => "B/clk/SM",
+            FigureUnit::GigabytesPerSecond => "GB/s",
+        }
+    }
+}
+
+/// The `[figure]` table: `unit`, the cycles it is computed from (`timer`: an element of an
+/// output buffer holding a clock64 delta; absent: the kernel's cycles) and the work done in them,
+/// `scale` × the scalar argument named `per` (steps, or bytes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FigureSpec {
+    pub unit: FigureUnit,
+    /// (buffer index, element index) of the timer, or `None` for the kernel's cycles.
+    pub timer: Option<(usize, u64)>,
+    /// The scalar argument counting the work.
+    pub per: String,
+    pub scale: f64,
+}
+
+impl FigureSpec {
+    /// The work in the timed cycles: `scale` × the scalar `per` of `args`.
+    pub fn work(&self, args: &[Arg]) -> Option<f64> {
+        args.iter().find_map(|a| match a {
+            Arg::Scalar { name: Some(n), dtype, bits } if *n == self.per => Some(dtype.decode(*bits).as_f64() * self.scale),
+            _ => None,
+        })
+    }
 }
 
 /// One device allocation.
@@ -189,6 +239,23 @@ struct RawManifest {
     #[serde(default, rename = "arg")]
     args: Vec<Spanned<RawArg>>,
     check: Option<Spanned<RawCheck>>,
+    figure: Option<Spanned<RawFigure>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFigure {
+    unit: FigureUnit,
+    timer: Option<Spanned<RawTimer>>,
+    per: Spanned<String>,
+    scale: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTimer {
+    buffer: Spanned<String>,
+    index: u64,
 }
 
 #[derive(Deserialize)]
@@ -508,6 +575,7 @@ pub(crate) fn parse(
         .as_ref()
         .map(|c| v.check(c, &buffers, &args))
         .transpose()?;
+    let figure = raw.figure.as_ref().map(|f| v.figure(f, &buffers, &args)).transpose()?;
     let manifest = Manifest {
         name: raw.name.into_inner(),
         description: raw.description,
@@ -522,6 +590,7 @@ pub(crate) fn parse(
         buffers,
         args,
         check,
+        figure,
     };
     Ok(Parsed {
         manifest,
@@ -1113,5 +1182,37 @@ impl Validator<'_, '_> {
             compare,
             params: r.params.clone(),
         })
+    }
+
+    fn figure(&self, f: &Spanned<RawFigure>, buffers: &[BufferSpec], args: &[Arg]) -> Result<FigureSpec, LoadError> {
+        let (loc, r) = (self.loc, f.get_ref());
+        let timer = match &r.timer {
+            None => None,
+            Some(t) => {
+                let t_ref = t.get_ref();
+                let i = buffers.iter().position(|b| b.name == *t_ref.buffer.get_ref()).ok_or_else(|| {
+                    loc.at(ErrorKind::UnknownBuffer, &t_ref.buffer, format!("no buffer named `{}`", t_ref.buffer.get_ref()))
+                })?;
+                let b = &buffers[i];
+                if !b.output || !matches!(b.dtype, DType::U64 | DType::S64) || t_ref.index >= b.len {
+                    return Err(loc.at(
+                        ErrorKind::Value,
+                        t,
+                        format!("the timer must be an element of a u64 output buffer: `{}` is {} of {} elements{}", b.name, b.dtype, b.len, if b.output { "" } else { ", not an output" }),
+                    ));
+                }
+                Some((i, t_ref.index))
+            }
+        };
+        let per = r.per.get_ref();
+        if !args.iter().any(|a| matches!(a, Arg::Scalar { name: Some(n), .. } if n == per)) {
+            return Err(loc.at(ErrorKind::Value, &r.per, format!("`per` must name a scalar argument; there is no scalar `{per}`")));
+        }
+        let scale = match &r.scale {
+            Some(s) if !(s.get_ref().is_finite() && *s.get_ref() > 0.0) => return Err(loc.at(ErrorKind::Value, s, "`scale` must be a positive number")),
+            Some(s) => *s.get_ref(),
+            None => 1.0,
+        };
+        Ok(FigureSpec { unit: r.unit, timer, per: per.clone(), scale })
     }
 }

@@ -18,6 +18,7 @@ use crate::reference_blind3 as blind3;
 use crate::reference_blind4 as blind4;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
+use crate::reference_micro as micro;
 
 /// Why a reference could not compute (a manifest inconsistent with the reference's assumptions).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -249,11 +250,11 @@ pub(crate) fn int(v: Value) -> i128 {
     }
 }
 
-fn f32v(v: Value) -> f32 {
+pub(crate) fn f32v(v: Value) -> f32 {
     v.as_f64() as f32
 }
 
-fn u32v(v: Value) -> u32 {
+pub(crate) fn u32v(v: Value) -> u32 {
     int(v) as u32
 }
 
@@ -261,7 +262,7 @@ fn fl(x: f32) -> Option<Value> {
     Some(Value::Float(x as f64))
 }
 
-fn ui(x: u32) -> Option<Value> {
+pub(crate) fn ui(x: u32) -> Option<Value> {
     Some(Value::Int(x as i128))
 }
 
@@ -448,6 +449,24 @@ pub fn references() -> &'static [Reference] {
             in ["counters", "out"], out ["counters", "out"], timing [], scalars ["n", "nbins"], params [] => membench::atomic_ticket;
         "line_sweep": "out[t] = reps * u32 sum of buf[l*stride] over thread t's grid-stride lines l < lines (T = grid*block threads)",
             in ["buf", "out"], out ["out"], timing [], scalars ["lines", "reps", "stride"], params [] => membench::line_sweep;
+        "dfma_chain": "per thread: chains v_c = x + c iterated v = fma(v, a, b) (f64), summed",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => micro::dfma_chain;
+        "hfma2_chain": "per thread: one chain of f16x2 words v = x iterated v = fma.rn.f16x2(v, a, b)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => micro::hfma2_chain;
+        "ex2_chain": "per thread: chains v_c = x + c iterated v = 2^-v, summed (f64)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"] => micro::ex2_chain;
+        "cvt_chain": "per thread: chains v_c = x + c iterated v = f32(f16(v)) (nearest-even), summed",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["iters"], params ["chains"] => micro::cvt_chain;
+        "shfl_chain": "out[t] = x of lane (lane + iters*a) mod 32 of t's warp (v = shfl.idx(v, lane + a) iterated)",
+            in ["x"], out ["out"], timing ["cycles"], scalars ["a", "iters"], params [] => micro::shfl_chain;
+        "smem_ways": "out[t] = 4 * ((lane / ways) + (lane % ways) * row_words): each lane's word holds its own address",
+            in [], out ["out"], timing ["cycles"], scalars ["ways", "row_words"], params [] => micro::smem_ways;
+        "smem_bw": "out[t] = XOR of lane's 16 loads of `width` bytes over s[k] = k * 2654435761, if iters is odd (else 0)",
+            in [], out ["out"], timing ["cycles"], scalars ["iters"], params ["width"] => micro::smem_bw;
+        "l1_bw": "out[t] = XOR of lane's 16 KiB words of in over 1 + iters passes",
+            in ["in"], out ["out"], timing ["cycles"], scalars ["iters"], params [] => micro::l1_bw;
+        "l2_bw": "out[t] = XOR of the thread's words of its block's `chunk` of in over 1 + iters passes",
+            in ["in"], out ["out"], timing ["cycles"], scalars ["chunk", "iters"], params [] => micro::l2_bw;
     };
     REFS
 }
@@ -509,7 +528,7 @@ fn bin_add(
 
 /// The chain microbenchmarks: per thread t, `chains` values `start(x[t], c)`, each stepped
 /// `iters` times, then folded left to right with `add`.
-fn chain<T: Copy>(
+pub(crate) fn chain<T: Copy>(
     c: &RefCtx,
     start: impl Fn(Value, usize) -> T,
     step: impl Fn(T) -> T,

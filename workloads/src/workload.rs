@@ -4,12 +4,14 @@
 //! Bundled workloads live in `suite/<dir>/<case>.toml`; a workload's bundled name is the file
 //! stem `<case>`, which must equal the manifest's `name`, so `Workload::bundled("vector_add")`
 //! works from any directory. User manifests load from disk with [`Workload::load`], files named
-//! relative to the manifest.
+//! relative to the manifest. `${...}` size expressions ([`crate::sized`]) expand with the
+//! [`Target`] given to the `_for` loaders, or the H200's sizes ([`Target::default`]).
 
 use crate::check::{self, CheckReport};
 use crate::data::InitData;
 use crate::error::{LoadError, Locator};
 use crate::manifest::{self, BufferSpec, Manifest, PtxCheck};
+use crate::sized::{self, Target};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -107,6 +109,11 @@ impl Workload {
     /// [`Workload::load`], with a PTX front end whose error is reported instead of the
     /// manifest's when the manifest disagrees with a PTX that does not parse ([`PtxCheck`]).
     pub fn load_checked(path: impl AsRef<Path>, check: PtxCheck<'_>) -> Result<Self, LoadError> {
+        Self::load_for(path, check, &Target::default())
+    }
+
+    /// [`Workload::load_checked`], with the manifest's size expressions expanded for `target`.
+    pub fn load_for(path: impl AsRef<Path>, check: PtxCheck<'_>, target: &Target) -> Result<Self, LoadError> {
         let path = path.as_ref();
         let io = |source| LoadError::Io { path: path.to_path_buf(), source };
         let bytes = std::fs::read(path).map_err(io)?;
@@ -115,11 +122,16 @@ impl Workload {
             io(io::Error::new(io::ErrorKind::InvalidData, why))
         })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-        Self::parse_checked(&src, path, &|rel| std::fs::read(dir.join(rel)), check)
+        Self::parse_checked(&src, path, &|rel| std::fs::read(dir.join(rel)), check, target)
     }
 
-    /// A workload of the bundled suite by name (see [`bundled_names`]).
+    /// A workload of the bundled suite by name (see [`bundled_names`]), sized for the H200.
     pub fn bundled(name: &str) -> Result<Self, LoadError> {
+        Self::bundled_for(name, &Target::default())
+    }
+
+    /// A workload of the bundled suite with its size expressions expanded for `target`.
+    pub fn bundled_for(name: &str, target: &Target) -> Result<Self, LoadError> {
         let (path, bytes) = SUITE_FILES
             .iter()
             .find(|(p, _)| p.ends_with(".toml") && stem(p) == name)
@@ -133,7 +145,7 @@ impl Workload {
             source: io::Error::new(io::ErrorKind::InvalidData, e),
         })?;
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        Self::parse(src, &shown, &|rel| bundled_file(dir, rel))
+        Self::parse_checked(src, &shown, &|rel| bundled_file(dir, rel), &|_, _| Ok(()), target)
     }
 
     /// Parse manifest text `src` (shown in errors as `path`), reading the files it names with `read`.
@@ -142,7 +154,7 @@ impl Workload {
         path: &Path,
         read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
     ) -> Result<Self, LoadError> {
-        Self::parse_checked(src, path, read, &|_, _| Ok(()))
+        Self::parse_checked(src, path, read, &|_, _| Ok(()), &Target::default())
     }
 
     fn parse_checked(
@@ -150,7 +162,11 @@ impl Workload {
         path: &Path,
         read: &dyn Fn(&str) -> io::Result<Vec<u8>>,
         check: PtxCheck<'_>,
+        target: &Target,
     ) -> Result<Self, LoadError> {
+        let original = Locator { file: path.to_path_buf(), src };
+        let src = &*sized::expand(src, target)
+            .map_err(|e| original.error(crate::error::ErrorKind::Value, e.offset..e.offset + 2, e.message))?;
         let loc = Locator {
             file: path.to_path_buf(),
             src,

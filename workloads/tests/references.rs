@@ -180,6 +180,7 @@ const F32: DType = DType::F32;
 const U32: DType = DType::U32;
 const S32: DType = DType::S32;
 const U64: DType = DType::U64;
+const F64: DType = DType::F64;
 const NAN: f64 = f64::NAN;
 
 #[test]
@@ -1203,4 +1204,59 @@ fn row_l2_normalize() {
         .scalar("cols", S32, 2.0);
     let inv5 = 1.0f32 / 5.0;
     same(t.expect("out"), &[(3.0 * inv5) as f64, (4.0 * inv5) as f64, 0.0, -1.0]);
+}
+
+#[test]
+fn micro_chains() {
+    // dfma: 1 -> 1*2 + 0.5 = 2.5 -> 5.5 (f64)
+    let t = tiny("dfma_chain").input("x", F64, &[1.0]).output("out", F64, 1).output("cycles", U64, 1);
+    let t = t.scalar("a", F64, 2.0).scalar("b", F64, 0.5).scalar("iters", S32, 2.0).params("chains = 1");
+    same(t.expect("out"), &[5.5]);
+    // hfma2 on the words (1.5, 1) * (2, 1) + (0.25, 1) -> (3.25, 2): 0x4000_4280
+    let t = tiny("hfma2_chain").input("x", U32, &[f64::from(0x3c00_3e00u32)]).output("out", U32, 1).output("cycles", U64, 1);
+    let t = t.scalar("a", U32, f64::from(0x3c00_4000u32)).scalar("b", U32, f64::from(0x3c00_3400u32)).scalar("iters", S32, 1.0).params("chains = 1");
+    same(t.expect("out"), &[f64::from(0x4000_4280u32)]);
+    // ex2: 1 -> 2^-1 = 0.5 -> 2^-0.5
+    let t = tiny("ex2_chain").input("x", F32, &[1.0]).output("out", F32, 1).output("cycles", U64, 1);
+    let got = t.scalar("iters", S32, 2.0).params("chains = 1").expect("out");
+    assert!((got[0] - 0.5f64.sqrt()).abs() < 1e-12, "{got:?}");
+    // cvt: 1 + 2^-12 is not an f16 (10 fraction bits): rounds to 1; 0.1 to 0.0999755859375
+    let t = tiny("cvt_chain").input("x", F32, &[1.0 + 1.0 / 4096.0, 0.1]).output("out", F32, 2).output("cycles", U64, 1);
+    same(t.scalar("iters", S32, 3.0).params("chains = 1").expect("out"), &[1.0, 0.0999755859375]);
+    // shfl: each step takes lane + a's value: after 3 steps of a = 2, lane l holds x[(l + 6) % 32]
+    let x: Vec<f64> = (0..64).map(|i| (i * 10) as f64).collect();
+    let t = tiny("shfl_chain").input("x", U32, &x).output("out", U32, 64).output("cycles", U64, 2);
+    let got = t.scalar("a", U32, 2.0).scalar("iters", S32, 3.0).expect("out");
+    assert_eq!((got[0], got[26], got[31], got[32], got[63]), (60.0, 0.0, 50.0, 380.0, 370.0));
+}
+
+#[test]
+fn micro_smem() {
+    // 4-way: lane l's word is l/4 + (l%4)*32
+    let t = tiny("smem_ways").output("out", U32, 32).output("cycles", U64, 1);
+    let got = t.scalar("ways", S32, 4.0).scalar("row_words", S32, 32.0).expect("out");
+    assert_eq!((got[0], got[1], got[5], got[31]), (0.0, 128.0, 4.0 * (1.0 + 32.0), 4.0 * (7.0 + 96.0)));
+    // smem_bw, 4 bytes, one iteration: lane 0 XORs s[32u] for u < 16; an even count cancels
+    let s = |k: u32| k.wrapping_mul(2654435761);
+    let want = (0..16).fold(0u32, |a, u| a ^ s(32 * u));
+    let t = tiny("smem_bw").output("out", U32, 32).output("cycles", U64, 1).params("width = 4");
+    assert_eq!(t.scalar("iters", S32, 1.0).expect("out")[0], f64::from(want));
+    let t = tiny("smem_bw").output("out", U32, 32).output("cycles", U64, 1).params("width = 4");
+    assert_eq!(t.scalar("iters", S32, 2.0).expect("out")[0], 0.0);
+    let want16 = (0..16).flat_map(|u| (0..4).map(move |j| 31 * 4 + u * 128 + j)).fold(0u32, |a, k| a ^ s(k));
+    let t = tiny("smem_bw").output("out", U32, 32).output("cycles", U64, 1).params("width = 16");
+    assert_eq!(t.scalar("iters", S32, 3.0).expect("out")[31], f64::from(want16));
+}
+
+#[test]
+fn micro_bandwidth_xors() {
+    // l1_bw: lane 1 XORs words 4..8 + 128u + 2048h of in[k] = k over 1 + iters passes
+    let input: Vec<f64> = (0..4096).map(f64::from).collect();
+    let want = (0..2).flat_map(|h| (0..16).flat_map(move |u| (0..4).map(move |j| 4 + h * 2048 + u * 128 + j))).fold(0u32, |a, k| a ^ k);
+    let t = tiny("l1_bw").input("in", U32, &input).output("out", U32, 32).output("cycles", U64, 1);
+    assert_eq!(t.scalar("iters", S32, 2.0).expect("out")[1], f64::from(want));
+    // l2_bw: one warp, chunk 4096: offsets 0 and 2048
+    let t = tiny("l2_bw").input("in", U32, &input).output("out", U32, 32).output("cycles", U64, 1);
+    let got = t.scalar("chunk", S32, 4096.0).scalar("iters", S32, 4.0).expect("out");
+    assert_eq!(got[1], f64::from(want));
 }

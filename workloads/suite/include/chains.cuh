@@ -1,12 +1,13 @@
 // The timed dependent-chain loop shared by the arithmetic and SFU microbenchmarks (chain, sfu):
 // CHAINS independent chains per thread, chain c starting at start(x[t], c) and stepped `iters`
-// times by v = step(v) between two clock64 reads. out[t] = the chains summed left to right, and
+// times by v = step(v) between two clock64 reads (the loop body unrolled UNROLL times, so `iters`
+// must be a multiple of UNROLL; 1 by default). out[t] = the chains summed left to right, and
 // lane 0 of each warp writes the timed cycles to cycles[warp]. One chain measures latency, several
 // throughput. Included as "../include/chains.cuh"; no CUDA headers (NVRTC ships none).
 #ifndef WARPSIM_SUITE_CHAINS_CUH
 #define WARPSIM_SUITE_CHAINS_CUH
 
-template <int CHAINS, typename T, typename Start, typename Step>
+template <int CHAINS, int UNROLL = 1, typename T, typename Start, typename Step>
 __device__ void run_chains(const T* x, T* out, unsigned long long* cycles, int iters, Start start, Step step)
 {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -14,9 +15,12 @@ __device__ void run_chains(const T* x, T* out, unsigned long long* cycles, int i
 #pragma unroll
     for (int c = 0; c < CHAINS; ++c) v[c] = start(x[t], c);
     long long t0 = clock64();
-    for (int k = 0; k < iters; ++k) {
+    for (int k = 0; k < iters; k += UNROLL) {
 #pragma unroll
-        for (int c = 0; c < CHAINS; ++c) v[c] = step(v[c]);
+        for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) v[c] = step(v[c]);
+        }
     }
     long long t1 = clock64();
     T s = v[0];
