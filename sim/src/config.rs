@@ -176,6 +176,9 @@ pub struct SharedMem {
     pub latency: u32,
     /// Extra cycles per additional conflict wavefront (cycles).
     pub wavefront_cycles: u32,
+    /// Cycles each bank takes per access: a wavefront leaves the banks this often (CC 1.x and
+    /// 2.x: 32 bits per two cycles; 1 from Kepler on) (cycles).
+    pub bank_cycles: u32,
     /// Bytes per cycle the SM's shared-memory data path moves for 8- and 16-byte accesses; at
     /// or above a row of banks (`banks × bank_bytes`), the banks alone set the rate (bytes/cycle).
     pub wide_bytes_per_cycle: u32,

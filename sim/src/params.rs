@@ -366,6 +366,7 @@ fn build() -> Vec<Param> {
         pow2("smem.bank_bytes", "bytes", 1024, Timing, "Shared-memory bank width: 4, or 8 on Kepler"),
         cycles("smem.latency", 1, None, Timing, "Shared-memory load-to-use latency without conflicts"),
         int("smem.wavefront_cycles", "cycles", 1, u32::MAX, Timing, "Extra cycles per additional bank-conflict wavefront"),
+        int("smem.bank_cycles", "cycles", 1, 64, Timing, "Cycles each bank takes per access: the rate wavefronts leave the banks"),
         int("smem.wide_bytes_per_cycle", "bytes/cycle", 1, u32::MAX, Timing, "Shared-memory data path of 8- and 16-byte accesses per SM (Turing, Ada: 64); a row of banks or more: the banks set the rate"),
         flag("smem.half_warp", Timing, "Bank conflicts are evaluated per half-warp (Tesla) instead of per warp"),
         pow2("l1.line", "bytes", 4096, Timing, "L1 line size"),

@@ -977,7 +977,9 @@ impl Sm {
                 // than a row of banks (Turing and Ada: 64 B/clk/SM).
                 let row = cfg.smem.banks as u64 * cfg.smem.bank_bytes as u64;
                 let path = cfg.smem.wide_bytes_per_cycle as u64;
-                let drain = if tr.size > 4 && path < row { wf.max((tr.mask.count_ones() as u64 * tr.size as u64).div_ceil(path.max(1))) } else { wf };
+                // Each wavefront leaves the banks every `bank_cycles` (two on Tesla and Fermi).
+                let banks = wf * u64::from(cfg.smem.bank_cycles.max(1));
+                let drain = if tr.size > 4 && path < row { banks.max((tr.mask.count_ones() as u64 * tr.size as u64).div_ceil(path.max(1))) } else { banks };
                 let start = self.smem_free.max(now);
                 self.smem_free = start + drain;
                 Ok((start - now + lat + extra, Dep::Short, None))
