@@ -114,7 +114,11 @@ pub fn infer_param_base(kernels: &[Evidence]) -> Option<Inference> {
     }
     let hits = |base: u32, k: &Evidence, x: u32| layout(base, &k.params).iter().zip(&k.params).any(|(&o, &(size, _))| x >= o && x < o + size);
     let score = |base: u32| -> usize { kernels.iter().map(|k| k.reads.iter().filter(|&&x| hits(base, k, x)).count()).sum() };
-    let base = candidates.into_iter().max_by_key(|&b| (score(b), std::cmp::Reverse(b)))?;
+    // Ties go to the base where most reads start a parameter, then to the most aligned one (a
+    // base 2 bytes below the true one lays out every kernel whose first parameter is 4-byte
+    // aligned identically), then to the lowest.
+    let starts = |base: u32| -> usize { kernels.iter().map(|k| k.reads.iter().filter(|&&x| layout(base, &k.params).contains(&x)).count()).sum() };
+    let base = candidates.into_iter().max_by_key(|&b| (score(b), starts(b), b.trailing_zeros().min(8), std::cmp::Reverse(b)))?;
     let mut inf = Inference { base, explained: score(base), unexplained: Vec::new(), below: BTreeSet::new() };
     for k in kernels {
         for &x in &k.reads {
@@ -140,6 +144,16 @@ mod tests {
         assert_eq!(param_base("sm_90a"), Some(0x210));
         assert_eq!(param_base("sm_61"), None);
         assert_eq!(param_base("compute_90"), None);
+    }
+
+    #[test]
+    fn a_base_that_lays_out_the_same_loses_to_the_aligned_one() {
+        // (u64, u32) read at 0x160 and 0x168, and (u16, u16, u32) read at 0x160 and 0x164: from
+        // 0x15e every read starts a parameter as well as from 0x160 (the first kernel's layout is
+        // the same, the second reads its second half-word instead of its first).
+        let ev = |params: Vec<(u32, u32)>, reads: &[u32]| Evidence { name: String::new(), params, reads: reads.iter().copied().collect() };
+        let kernels = [ev(vec![(8, 8), (4, 4)], &[0x160, 0x168]), ev(vec![(2, 2), (2, 2), (4, 4)], &[0x160, 0x164])];
+        assert_eq!(infer_param_base(&kernels).map(|i| (i.base, i.explained)), Some((0x160, 4)));
     }
 
     #[test]

@@ -467,8 +467,8 @@ impl<'a> Cursor<'a> {
             }
         }
         self.suffixes(&mut op)?;
-        if op.not && !matches!(op.value, Value::Pred(_) | Value::Reg(_)) {
-            return Err(self.error_at(start, "`!`/`~` before an operand that is not a register or predicate"));
+        if op.not && !matches!(op.value, Value::Pred(_) | Value::Reg(_) | Value::Const { .. }) {
+            return Err(self.error_at(start, "`!`/`~` before an operand that is not a register, predicate or constant"));
         }
         if op.reuse && !matches!(op.value, Value::Reg(_)) {
             return Err(self.error_at(start, "`.reuse` on an operand that is not a register"));
@@ -634,6 +634,8 @@ impl<'a> Cursor<'a> {
                 };
                 self.skip_ws();
                 self.expect(']')?;
+                // nvdisasm writes `c[0x0] [0x17c]` for some sm_75 operands (HFMA2's third).
+                self.skip_ws();
                 self.expect('[')?;
                 let addr = self.address()?;
                 Ok(Value::Const { bank, addr })
@@ -783,6 +785,10 @@ saxpy:
     #[test]
     fn reads_operand_forms() {
         let one = |t: &str| parse_instruction(t, t, 1).unwrap();
+        // sm_75 listings put a space between a constant's bank and offset.
+        let i = one("HFMA2 R10, R10, R7, c[0x0] [0x17c]");
+        assert_eq!(i.operands[3].value, Value::Const { bank: Bank::Index(0), addr: Address { offset: 0x17c, ..Address::default() } });
+        assert!(one("IADD3.X R5, ~c[0x0][0x164], RZ, RZ, P0, !PT").operands[1].not);
         let i = one("@!UP0 SYNCS.EXCH.64 URZ, [UR6+0x8], UR4");
         assert_eq!(i.guard.unwrap().to_string_pair(), (true, "UP0".to_string()));
         let i = one("HFMA2.MMA R5, -RZ, RZ, 0.96630859375, -0.0022525787353515625");
