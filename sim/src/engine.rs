@@ -84,6 +84,8 @@ fn window(cfg: &ArchConfig) -> u64 {
 /// Runs a kernel in time on `cfg`, updating `mem` as the kernel does.
 pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &RunOptions) -> Result<TimingResult, Fault> {
     let t0 = Instant::now();
+    // This launch's printf calls, whatever earlier launches of the kernel printed.
+    let printed_before = k.printf.calls();
     let bad = |msg: String| Fault::global(&k.prog.name, FaultKind::BadLaunch(msg));
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
     let table = Arc::new(IssueTable::new(&k.prog, &cfg, &opts.spills));
@@ -241,7 +243,7 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
         v
     };
     spans.sort_by_key(|s| (s.cta, s.sm));
-    let cycles = end.max(drain) + cfg.misc.launch_overhead as u64 + printf_cycles(&cfg, k.printf.calls());
+    let cycles = end.max(drain) + cfg.misc.launch_overhead as u64 + printf_cycles(&cfg, k.printf.calls() - printed_before);
     memsys.count_launch_reads(&cfg, table.code_instructions());
     Ok(result(&cfg, &sms, &memsys, cycles, spans, &occ, opts, t0.elapsed().as_secs_f64()))
 }

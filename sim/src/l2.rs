@@ -171,6 +171,16 @@ fn lookups(r: &MemReq) -> u64 {
     }
 }
 
+/// The L2 requests an atomic line request makes: one when all its lanes are on one address
+/// (they chain inside it), else one per round.
+fn atomic_requests(r: &MemReq) -> u16 {
+    if r.words <= 1 {
+        1
+    } else {
+        r.ops.max(1)
+    }
+}
+
 impl MemSys {
     pub fn new(cfg: &ArchConfig) -> MemSys {
         let l2 = &cfg.l2;
@@ -251,12 +261,11 @@ impl MemSys {
     /// Cycles an atomic request occupies its home slice's atomic unit: its same-address lanes
     /// one after another, and every request (round) at least `atomic_slice_cycles`.
     fn atomic_busy(&self, r: &MemReq) -> f64 {
-        let requests = if r.words <= 1 { 1 } else { r.ops.max(1) };
-        self.atomic_serial(r).max(f64::from(requests) * self.atomic_slice_cycles)
+        self.atomic_serial(r).max(f64::from(atomic_requests(r)) * self.atomic_slice_cycles)
     }
 
-    /// An atomic's lanes on one address, applied one after another; distinct words of a line
-    /// are updated together. (Returning atomics on distinct words are slower on the H200 —
+    /// An atomic's lanes on one address, applied one after another at the same-address rate;
+    /// the words of one round are updated together. (Returning atomics on distinct words are slower on the H200 —
     /// membench atom_ret_4096 is 46% slower than this — but applying their lanes one at a time
     /// overshoots threefold there and fourfold on the CAS loops; not modelled.)
     fn atomic_serial(&self, r: &MemReq) -> f64 {
@@ -273,7 +282,7 @@ impl MemSys {
         if r.words <= 1 {
             self.atomic_serial(r).max(arc + if r.partial > 0 { pc } else { 0.0 })
         } else {
-            f64::from(r.ops.max(1)) * arc + f64::from(r.partial) * pc
+            f64::from(atomic_requests(r)) * arc + f64::from(r.partial) * pc
         }
     }
 

@@ -10,29 +10,33 @@
 //! conversion, `*` widths, which CUDA rejects too) prints the format's text from that point on.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// The `printf` output of one launch: per (linear CTA, warp slot), its lines in the order the warp
 /// printed them (lanes in ascending order within one call), and how many calls (lanes) printed.
 #[derive(Default, Debug)]
-pub struct PrintfSink(Mutex<BTreeMap<(u64, u32), Vec<u8>>>, std::sync::atomic::AtomicU64);
+pub struct PrintfSink {
+    lines: Mutex<BTreeMap<(u64, u32), Vec<u8>>>,
+    calls: AtomicU64,
+}
 
 impl PrintfSink {
     /// Appends a warp's output of `calls` lanes' calls.
     pub fn push(&self, cta: u64, warp: u32, text: &[u8], calls: u32) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         m.entry((cta, warp)).or_default().extend_from_slice(text);
-        self.1.fetch_add(u64::from(calls), std::sync::atomic::Ordering::Relaxed);
+        self.calls.fetch_add(u64::from(calls), Ordering::Relaxed);
     }
 
-    /// The `vprintf` calls (one per lane) made so far.
+    /// The `vprintf` calls (one per lane) made so far, over every launch of the kernel.
     pub fn calls(&self) -> u64 {
-        self.1.load(std::sync::atomic::Ordering::Relaxed)
+        self.calls.load(Ordering::Relaxed)
     }
 
     /// Everything printed, in (CTA, warp) order, and empties the sink.
     pub fn take(&self) -> Vec<u8> {
-        let m = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        let m = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
         m.into_values().flatten().collect()
     }
 }
