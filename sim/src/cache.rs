@@ -116,9 +116,13 @@ impl SectorCache {
     }
 
     /// The sectors widened to their aligned fill blocks.
-    #[cfg(test)]
     fn widen(&self, sectors: u8) -> u8 {
         widen(self.fill_block, sectors)
+    }
+
+    /// The aligned fill blocks `sectors` touch: the cache's own sectors, counted.
+    pub fn blocks(&self, sectors: u8) -> u32 {
+        self.widen(sectors).count_ones() / self.fill_block
     }
 
     pub fn capacity(&self) -> u64 {

@@ -7,6 +7,12 @@
 //! 1.2/1.3 ([`Coalescing::HalfWarpSegments`]) issue one transaction per 32/64/128-byte segment
 //! touched, shrunk to the half that is used. Transactions are expressed as line + sector mask so
 //! the rest of the memory system counts sectors uniformly.
+//!
+//! The line ([`LINE`], 128 bytes) and the sector ([`SECTOR`], 32 bytes) are the memory system's
+//! fixed geometry on every generation (the CUDA programming guide's global-memory sections, CC
+//! 2.x to 9.x; Tesla's segments are expressed in the same units): the L2 tags lines of
+//! [`LINE`] bytes and moves [`SECTOR`]s, DRAM is addressed in them. A cache that moves coarser
+//! blocks says so in its own key (`l1.sector`, `l2.promotion_bytes`) and widens these masks.
 
 use crate::config::Coalescing;
 
@@ -30,8 +36,10 @@ impl Txn {
     }
 }
 
-const LINE: u64 = 128;
-const SECTOR: u64 = 32;
+/// Bytes of a line: the unit of coalescing, L1 and L2 tags and DRAM addressing.
+pub const LINE: u64 = 128;
+/// Bytes of a sector: the unit of a [`Txn`]'s mask and of L2 and DRAM transfers.
+pub const SECTOR: u64 = 32;
 
 /// Adds the sectors covering `[addr, addr+size)` to the transaction list (merging by line).
 fn add_bytes(out: &mut Vec<Txn>, addr: u64, size: u64) {

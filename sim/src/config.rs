@@ -189,9 +189,8 @@ pub struct SharedMem {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct L1 {
-    /// Line size (bytes).
-    pub line: u32,
-    /// Sector size (bytes).
+    /// Bytes the L1 fills, and its data stage moves, per sector: 32, or a coarser block of the
+    /// coalescer's 32-byte sectors (Fermi's unsectored 128-byte lines) (bytes).
     pub sector: u32,
     /// Associativity (ways).
     pub assoc: u32,
@@ -216,8 +215,6 @@ pub struct L2 {
     pub size_kib: u32,
     /// Slices (count); addresses are hashed across them.
     pub slices: u32,
-    pub line: u32,
-    pub sector: u32,
     pub assoc: u32,
     /// Ways of each set that may hold lines with partially written sectors; a partial write
     /// beyond them writes back the set's least recently used partial line (ways; `assoc`: no

@@ -33,6 +33,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use crate::coalescer::{LINE, SECTOR};
 use crate::cache::{Evicted, SectorCache};
 use crate::config::ArchConfig;
 use crate::dram::Dram;
@@ -128,8 +129,6 @@ struct Home {
     run: u64,
 }
 
-/// The lines of a request (the coalescer's 128-byte lines, four 32-byte sectors).
-const LINE: u64 = 128;
 /// Tag-store keys carry the home partition above the run number, so a replica of a far line
 /// never aliases a line homed in the replica's own slice.
 const PARTITION_SHIFT: u32 = 56;
@@ -153,7 +152,6 @@ pub struct MemSys {
     far_extra: u64,
     atomic_extra: u64,
     mshrs_per_slice: usize,
-    sector: u64,
     /// Without an L2 (Tesla) every request goes straight to DRAM.
     has_l2: bool,
     pub dram: Dram,
@@ -187,8 +185,7 @@ impl MemSys {
         let partitions = l2.partitions.max(1);
         let slices = l2.slices.max(partitions).div_ceil(partitions) * partitions;
         let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
-        let sector = l2.sector.max(1) as u64;
-        let fill_block = (l2.promotion_bytes as u64 / sector).clamp(1, LINE / sector) as u32;
+        let fill_block = (l2.promotion_bytes as u64 / SECTOR).clamp(1, LINE / SECTOR) as u32;
         let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
         MemSys {
             slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, atomic_free: 0.0, misses: BinaryHeap::new() }).collect(),
@@ -204,7 +201,6 @@ impl MemSys {
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
             mshrs_per_slice: l2.mshrs_per_slice.max(1) as usize,
-            sector,
             has_l2: l2.size_kib > 0,
             dram: Dram::new(&cfg.dram, cfg.clock.sm_mhz),
             stats: L2Stats::default(),
@@ -292,7 +288,7 @@ impl MemSys {
     }
 
     fn bytes(&self, sectors: u8) -> u32 {
-        sectors.count_ones() * self.sector as u32
+        sectors.count_ones() * SECTOR as u32
     }
 
     /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
@@ -332,7 +328,7 @@ impl MemSys {
         let n = r.sectors.count_ones();
         if !self.has_l2 {
             self.count(r);
-            return self.dram.access(r.t, r.line, n * self.sector as u32, r.kind == ReqKind::Write);
+            return self.dram.access(r.t, r.line, n * SECTOR as u32, r.kind == ReqKind::Write);
         }
         let h = self.home(r.line);
         let key = Self::key(h);

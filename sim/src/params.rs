@@ -86,8 +86,6 @@ pub enum Reads {
     Functional,
     /// Names and descriptions; nothing reads them to compute.
     Info,
-    /// Declared and validated but read by no model yet (issue 14, item 2).
-    Unread,
 }
 
 /// The valid values of a parameter, apart from its cross-key rules.
@@ -369,9 +367,7 @@ fn build() -> Vec<Param> {
         int("smem.bank_cycles", "cycles", 1, 64, Timing, "Cycles each bank takes per access: the rate wavefronts leave the banks"),
         int("smem.wide_bytes_per_cycle", "bytes/cycle", 1, u32::MAX, Timing, "Shared-memory data path of 8- and 16-byte accesses per SM (Turing, Ada: 64); a row of banks or more: the banks set the rate"),
         flag("smem.half_warp", Timing, "Bank conflicts are evaluated per half-warp (Tesla) instead of per warp"),
-        pow2("l1.line", "bytes", 4096, Timing, "L1 line size"),
-        pow2("l1.sector", "bytes", u32::MAX, Unread, "L1 sector size")
-            .rule("≤ l1.line", |c| (c.l1.sector > c.l1.line).then(|| format!("must divide l1.line ({})", c.l1.line))),
+        Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("l1.sector", Ty::Int, "bytes", Timing, "Bytes the L1 fills and its data stage moves per sector: 32, or 64/128 (a block of 32-byte sectors; Fermi's L1 is not sectored)") },
         int("l1.assoc", "ways", 1, 1024, Timing, "L1 associativity"),
         cycles("l1.latency", 1, Some("features.l1_caches_global"), Timing, "L1 hit latency, load to use"),
         int("l1.mshrs", "count", 1, 65536, Timing, "Miss slots per SM: loads and atomics whose data returns in flight at once; a global or local load or atomic issues only while one is free"),
@@ -385,17 +381,10 @@ fn build() -> Vec<Param> {
                 (c.features.l1_caches_global && c.sm.unified_l1_kib == 0 && c.l1.fixed_kib == 0).then(|| "global loads are cached in L1 (features.l1_caches_global), so the L1 needs a size here or in sm.unified_l1_kib".to_string())
             }),
         int("l2.slices", "slices", 1, 4096, Timing, "L2 slices; addresses are hashed across them"),
-        pow2("l2.line", "bytes", 4096, Timing, "L2 line size"),
-        pow2("l2.sector", "bytes", u32::MAX, Timing, "L2 sector size")
-            .rule("≤ l2.line", |c| (c.l2.sector > c.l2.line).then(|| format!("must divide l2.line ({})", c.l2.line))),
         int("l2.assoc", "ways", 1, 1024, Timing, "L2 associativity"),
         int("l2.partitions", "count", 1, u32::MAX, Timing, "Partitions the L2 slices are split into (Hopper and Ampere have 2)")
             .rule("divides l2.slices", |c| (c.l2.partitions > 0 && !c.l2.slices.is_multiple_of(c.l2.partitions)).then(|| format!("must divide l2.slices ({})", c.l2.slices))),
-        pow2("l2.promotion_bytes", "bytes", u32::MAX, Timing, "Aligned block a read miss fetches from DRAM around each missing sector (the sector size: no promotion)")
-            .rule("l2.sector ≤ value ≤ l2.line", |c| {
-                let l2 = &c.l2;
-                (l2.promotion_bytes < l2.sector || l2.promotion_bytes > l2.line).then(|| format!("must lie between l2.sector ({}) and l2.line ({})", l2.sector, l2.line))
-            }),
+        Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("l2.promotion_bytes", Ty::Int, "bytes", Timing, "Aligned block a read miss fetches from DRAM around each missing 32-byte sector (32: no promotion; 128: the line)") },
         p("l2.partial_ways", Ty::Int, "ways", Timing, "Ways of a set that may hold partially written lines; beyond them a partial write evicts the LRU partial line (l2.assoc: no limit)")
             .rule("1 ≤ value ≤ l2.assoc", |c| (c.l2.partial_ways == 0 || c.l2.partial_ways > c.l2.assoc).then(|| format!("must lie between 1 and l2.assoc ({})", c.l2.assoc))),
         cycles("l2.far_extra_latency", 0, None, Timing, "Extra latency when the line's home is the far L2 partition (0 for a monolithic L2)")
@@ -403,8 +392,8 @@ fn build() -> Vec<Param> {
         int("l2.size_kib", "KiB", 0, 1 << 20, Timing, "L2 capacity (0: no L2 for global data, as on Tesla)")
             .rule("≥ one set per slice", |c| {
                 let l2 = &c.l2;
-                let set_bytes = u64::from(l2.slices) * u64::from(l2.line) * u64::from(l2.assoc);
-                (l2.size_kib > 0 && u64::from(l2.size_kib) * 1024 < set_bytes).then(|| format!("must hold at least one set per slice: l2.slices × l2.line × l2.assoc = {set_bytes} bytes"))
+                let set_bytes = u64::from(l2.slices) * crate::coalescer::LINE * u64::from(l2.assoc);
+                (l2.size_kib > 0 && u64::from(l2.size_kib) * 1024 < set_bytes).then(|| format!("must hold at least one set per slice: l2.slices × 128-byte lines × l2.assoc = {set_bytes} bytes"))
             }),
         cycles("l2.hit_latency", 1, Some("l2.size_kib"), Timing, "Load-to-use latency of an L2 hit seen by an SM, L1 miss included"),
         float("l2.sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors each L2 slice serves per cycle"),

@@ -53,7 +53,7 @@ const NAMES: [&str; 13] = [
 ];
 
 /// Everything that can go wrong loading, overriding or validating a configuration. Every variant
-/// about a parameter names its key path (`l2.sector`).
+/// about a parameter names its key path (`l1.sector`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     #[error("unknown preset `{name}`{}; the presets are: {}", did_you_mean(.suggestion), .available.join(", "))]
@@ -785,10 +785,10 @@ mod tests {
 
     #[test]
     fn set_invalid_values_fail_validation_naming_the_key() {
-        let e = set("hopper-h200", &[("l2.sector", "48")]).unwrap_err();
+        let e = set("hopper-h200", &[("l1.sector", "48")]).unwrap_err();
         assert!(matches!(e, ConfigError::Invalid { .. }), "{e}");
-        assert_eq!(e.key(), Some("l2.sector"));
-        assert!(e.to_string().contains("l2.sector"), "{e}");
+        assert_eq!(e.key(), Some("l1.sector"));
+        assert!(e.to_string().contains("l1.sector"), "{e}");
         for (k, v) in [
             ("sm.count", "0"),
             ("smem.banks", "24"),

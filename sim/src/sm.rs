@@ -19,7 +19,7 @@ use warpsim_workloads::Spills;
 
 use crate::banks;
 use crate::cache::SectorCache;
-use crate::coalescer::{coalesce, Txn};
+use crate::coalescer::{coalesce, Txn, LINE, SECTOR};
 use crate::config::{ArchConfig, Pipe, SchedulerPolicy};
 use crate::counters::Stall;
 use crate::cluster::Arena;
@@ -456,7 +456,7 @@ impl Sm {
         Sm {
             id,
             now: 0,
-            l1: SectorCache::new(l1_bytes.max(cfg.l1.line as u64), cfg.l1.line, cfg.l1.assoc),
+            l1: SectorCache::new(l1_bytes.max(LINE), LINE as u32, cfg.l1.assoc).with_fill_block(cfg.l1.sector / SECTOR as u32),
             l1_free: 0,
             mshr_waiters: std::collections::HashMap::new(),
             mshr_sent: 0,
@@ -1095,20 +1095,22 @@ impl Sm {
                 }
             }
             for &(a, _) in &seen {
-                let line = a & !127;
-                let bit = 1u8 << ((a % 128) / 32);
+                let line = a & !(LINE - 1);
+                let bit = 1u8 << ((a % LINE) / SECTOR);
                 match txns.iter_mut().position(|t| t.line == line) {
                     Some(i) => txns[i].sectors |= bit,
                     None => txns.push(Txn { line, sectors: bit, bytes: 0 }),
                 }
             }
             for t in &txns {
-                atom_shape.push(AtomShape::of(seen.iter().filter(|x| x.0 & !127 == t.line).copied(), size));
+                atom_shape.push(AtomShape::of(seen.iter().filter(|x| x.0 & !(LINE - 1) == t.line).copied(), size));
             }
         } else {
             coalesce(coalescing, &addr, mask, size, &mut txns);
         }
-        let sectors: u64 = txns.iter().map(|t| t.sector_count() as u64).sum();
+        // The L1 moves its own sectors (`l1.sector`): a coarser one counts, and fills, the
+        // aligned blocks of 32-byte sectors the warp touches.
+        let sectors: u64 = txns.iter().map(|t| u64::from(self.l1.blocks(t.sectors))).sum();
         if !local && !atomic {
             if write {
                 self.stats.l1_sectors_global_st += sectors;
@@ -1141,7 +1143,7 @@ impl Sm {
                 (0, t.sectors, 0)
             };
             if !local && !write && !atomic {
-                self.stats.l1_hit_sectors_global_ld += hit.count_ones() as u64;
+                self.stats.l1_hit_sectors_global_ld += u64::from(self.l1.blocks(hit));
             }
             let mut merged = false;
             if hit != 0 {

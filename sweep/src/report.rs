@@ -494,7 +494,7 @@ pub fn machine(cfg: &ArchConfig) -> Machine {
         let v = f64::from(cfg.sm.count) * f64::from(cfg.tensor.fp16_fma_per_cycle) * 2.0 * hz;
         compute.push(Ceiling::new("FP16 tensor", v));
     }
-    let l2 = f64::from(cfg.l2.slices) * cfg.l2.sectors_per_cycle_per_slice * f64::from(cfg.l2.sector) * hz;
+    let l2 = f64::from(cfg.l2.slices) * cfg.l2.sectors_per_cycle_per_slice * warpsim_sim::coalescer::SECTOR as f64 * hz;
     let memory = vec![Ceiling::new("DRAM", cfg.dram.bandwidth_gbs * 1e9), Ceiling::new("L2", l2)];
     Machine { name: cfg.name.clone(), compute, memory }
 }
