@@ -111,3 +111,19 @@ fn dump_config_reproduces_the_run() {
     let (t, c) = (a["time_us"].as_f64().unwrap(), a["cycles"].as_f64().unwrap());
     assert!((t * 1530.0 - c).abs() < 1e-6 * c, "{t} µs, {c} cycles");
 }
+
+/// `pipes.lsu.latency` is read only in SASS mode (sim/tests/knobs.rs lists it as SASS_ONLY): the
+/// committed SASS of vector_add moves with it, halved and doubled.
+#[test]
+fn sass_mode_reads_the_lsu_latency() {
+    let cycles = |set: &[&str]| {
+        let mut args = vec!["run", "vector_add", "--isa", "sass", "--json"];
+        args.extend(set.iter().flat_map(|s| ["--set", s]));
+        let (ok, out, err) = warpsim(&args);
+        assert!(ok, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("run --json prints JSON")["cycles"].as_u64().expect("cycles")
+    };
+    let base = cycles(&[]);
+    assert_ne!(cycles(&["pipes.lsu.latency=2"]), base);
+    assert_ne!(cycles(&["pipes.lsu.latency=8"]), base);
+}

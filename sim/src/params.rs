@@ -117,6 +117,7 @@ impl Range {
             Range::Int { min, max, pow2, when: w } => {
                 let base = match (*pow2, *max == u32::MAX) {
                     (true, true) => "power of two".to_string(),
+                    (true, false) if *min > 1 => format!("power of two, {min}..={max}"),
                     (true, false) => format!("power of two ≤ {max}"),
                     (false, true) => format!("≥ {min}"),
                     (false, false) => format!("{min}..={max}"),
@@ -351,7 +352,14 @@ fn build() -> Vec<Param> {
     ];
     for (name, doc) in PIPES {
         t.push(Param { range: Range::Lanes, ..p(format!("pipes.{name}.lanes"), Ty::Int, "lanes/cycle", Timing, format!("Lanes per cycle per sub-partition of the {doc}; a warp instruction holds it 32 / lanes cycles")) });
-        t.push(Param { range: Range::Int { min: 1, max: MAX_CYCLES, pow2: false, when: None }, ..p(format!("pipes.{name}.latency"), Ty::Int, "cycles", Timing, format!("Dependent-issue latency of the {doc}")) });
+        // A branch defines no register and issue does not wait behind one, so nothing reads
+        // the branch pipe's latency; memory instructions take the L1's or shared memory's.
+        let (reads, note) = match name {
+            "branch" => (Info, "; not read: a branch defines no register and the warp's next issue does not wait for it"),
+            "lsu" => (Timing, "; read in SASS mode only (when an LSU instruction's operand barrier clears): load latency is the L1's or shared memory's"),
+            _ => (Timing, ""),
+        };
+        t.push(Param { range: Range::Int { min: 1, max: MAX_CYCLES, pow2: false, when: None }, ..p(format!("pipes.{name}.latency"), Ty::Int, "cycles", reads, format!("Dependent-issue latency of the {doc}{note}")) });
     }
     t.extend([
         int("pipes.tensor.lanes", "lanes/cycle", 0, 32, Info, "Unused: tensor throughput is tensor.fp16_fma_per_cycle"),
@@ -490,7 +498,7 @@ pub struct KeyInfo {
     pub range: String,
     /// Whether the timing model reads the key.
     pub timing: bool,
-    /// What reads it: `timing`, `counters`, `functional`, `info` or `unread`.
+    /// What reads it: `timing`, `counters`, `functional` or `info`.
     pub reads: Reads,
     /// The value in the preset given with `--arch`, rendered as TOML.
     #[serde(skip_serializing_if = "Option::is_none")]
