@@ -8,6 +8,7 @@
 
 use warpsim_isa::ast::Space;
 use warpsim_isa::eval::{self, Unsupported};
+use warpsim_isa::machine::{self, MachineOp};
 use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, ClusterBarOp, Inst, Op, Opnd, ShflMode, VoteMode};
 use warpsim_isa::program::{SymKind, RECONV_EXIT};
 use warpsim_isa::types::{SReg, Ty};
@@ -715,8 +716,108 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     true
 }
 
+/// `setp` on 32-bit integers or f32 with its destinations `p` and `q` (SASS `ISETP`/`FSETP`
+/// write both, combined with a predicate) as one loop over the lanes per destination. Returns
+/// false when the instruction is not of this form; results equal `eval::eval`'s.
+fn fast_setp(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let m = &inst.m;
+    let ty = m.ty();
+    let Some(cmp) = m.cmp else { return false };
+    if inst.op != Op::Setp || m.neg | m.not | m.abs != 0 || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32 | Ty::F32) {
+        return false;
+    }
+    let reg = |o: &Opnd| match o {
+        Opnd::Reg(r) => Some(Some(*r)),
+        Opnd::Sink => Some(None),
+        _ => None,
+    };
+    let (p, q) = match inst.ops.first() {
+        Some(Opnd::Reg(p)) => (Some(*p), None),
+        Some(Opnd::Vec(items)) if items.len() == 2 => match (reg(&items[0]), reg(&items[1])) {
+            (Some(p), Some(q)) => (p, q),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let mut s = [[0u64; 32]; 3];
+    for (i, o) in inst.src().iter().take(3).enumerate() {
+        if !plain_lanes(w, o, &mut s[i]) {
+            return false;
+        }
+    }
+    let (bop, ftz, fop) = (m.bool_op, m.has(flag::FTZ), eval::fcmp(cmp));
+    for (d, negate) in [(p, false), (q, true)] {
+        let Some(d) = d else { continue };
+        let dm = c.env.k.reg_mask[d as usize];
+        let pred = |x: bool, c: u64| eval::combine(bop, x != negate, c != 0) as u64;
+        if ty == Ty::F32 {
+            map_lanes(w, d, dm, exec, &s, |a, b, c| pred(warpsim_isa::fp::f32::setp(fop, a as u32, b as u32, ftz), c));
+        } else {
+            map_lanes(w, d, dm, exec, &s, |a, b, c| pred(warpsim_isa::int::compare(ty, cmp, a, b), c));
+        }
+    }
+    true
+}
+
+/// Runs a machine operation's lane function (decoded once by [`machine::dispatch`]) over a
+/// warp's lanes.
+struct WarpLanes<'a> {
+    s: &'a [[u64; 32]; 6],
+    exec: u32,
+    out: &'a mut [machine::Results; 32],
+}
+
+impl machine::Apply for WarpLanes<'_> {
+    #[inline(always)]
+    fn apply(self, f: impl Fn(&[u64; 6]) -> machine::Results) {
+        let s = self.s;
+        let lane = |l: usize| [s[0][l], s[1][l], s[2][l], s[3][l], s[4][l], s[5][l]];
+        if self.exec == u32::MAX {
+            for (l, o) in self.out.iter_mut().enumerate() {
+                *o = f(&lane(l));
+            }
+        } else {
+            for l in lanes(self.exec) {
+                self.out[l] = f(&lane(l));
+            }
+        }
+    }
+}
+
+/// A machine operation (`s`: its gathered sources) as one loop over the lanes: operand
+/// modifiers source by source, the operation's lane function, then each destination (the
+/// register and the predicates) written for all lanes.
+fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: u32, s: &mut [[u64; 32]; 6]) {
+    let mods = inst.m.neg | inst.m.not | inst.m.abs;
+    if mods != 0 && !matches!(op, MachineOp::Iadd3 { .. }) {
+        for (i, col) in s.iter_mut().enumerate().filter(|(i, _)| mods >> i & 1 != 0) {
+            for l in lanes(exec) {
+                col[l] = machine::modify_operand(inst, i, col[l]);
+            }
+        }
+    }
+    let mut out = [(0u64, 0u64, 0u64); 32];
+    machine::dispatch(op, inst, WarpLanes { s, exec, out: &mut out });
+    let Some(dst) = inst.ops.first() else { return };
+    for (j, d) in elems(dst).iter().enumerate().take(3) {
+        let value = |o: &machine::Results| [o.0, o.1, o.2][j];
+        if let Opnd::Reg(r) = d {
+            let dm = c.env.k.reg_mask[*r as usize];
+            let col = w.lanes_mut(*r);
+            for l in lanes(exec) {
+                let v = value(&out[l]);
+                col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+            }
+        } else {
+            for l in lanes(exec) {
+                c.write_dst(w, d, l, value(&out[l]), 0);
+            }
+        }
+    }
+}
+
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
-    if fast_alu(w, c, inst, exec) {
+    if fast_alu(w, c, inst, exec) || fast_setp(w, c, inst, exec) {
         return Ok(());
     }
     let src = inst.src();
@@ -724,6 +825,10 @@ fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
     let mut vals = [[0u64; 32]; 6];
     for (i, o) in src.iter().take(6).enumerate() {
         c.gather(w, o, exec, &mut vals[i]);
+    }
+    if let Op::Machine(op) = inst.op {
+        machine_alu(w, c, inst, op, exec, &mut vals);
+        return Ok(());
     }
     let dst = inst.ops.first();
     for l in lanes(exec) {
