@@ -344,7 +344,7 @@ pub fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
 pub fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
     // Every set entry i of the table contributes the minterm whose (a, b, c) bits spell i.
     let pick = |x: u64, on: bool| if on { x } else { !x };
-    (0..8u64).filter(|i| lut >> i & 1 == 1).fold(0, |r, i| r | pick(a, i & 4 != 0) & pick(b, i & 2 != 0) & pick(c, i & 1 != 0)) & 0xFFFF_FFFF
+    (0..8u64).fold(0, |r, i| r | pick(a, i & 4 != 0) & pick(b, i & 2 != 0) & pick(c, i & 1 != 0) & (lut >> i & 1).wrapping_neg()) & 0xFFFF_FFFF
 }
 
 /// `shl`: shift amounts ≥ the width give 0.

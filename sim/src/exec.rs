@@ -617,29 +617,56 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
     });
 }
 
-/// A register's 32 lanes or an immediate broadcast to them (the operands of the fast paths).
+/// A register's 32 lanes, a register pair's (SASS's 64-bit operands) or an immediate broadcast
+/// to them (the operands of the fast paths).
 fn plain_lanes(w: &Warp, o: &Opnd, out: &mut [u64; 32]) -> bool {
     match o {
         Opnd::Reg(r) => *out = *w.lanes(*r),
         Opnd::Imm(v) => *out = [*v; 32],
+        Opnd::Pair(lo, hi) => {
+            let (lo, hi) = (w.lanes(*lo), w.lanes(*hi));
+            for (l, v) in out.iter_mut().enumerate() {
+                *v = (hi[l] << 32) | (lo[l] & 0xFFFF_FFFF);
+            }
+        }
         _ => return false,
     }
     true
 }
 
-/// Writes `f(a, b, c)` of each lane in `exec` to register `d` (as [`Ctx::write_reg`] does: masked
-/// to the register's width, predicates as 0/1). A full warp is one loop over 32 lanes.
+/// A fast path's destination: a register or (SASS's 64-bit results) a register pair, each with
+/// its width mask (`Kernel::reg_mask`).
+#[derive(Clone, Copy)]
+enum Dest {
+    Reg(u32, u64),
+    Pair((u32, u64), (u32, u64)),
+}
+
+/// Writes `f(a, b, c)` of each lane in `exec` to `d` (as [`Ctx::write_dst`] does: masked to the
+/// register's width, predicates as 0/1, a pair's low word first). A full warp writing one
+/// register is one loop over 32 lanes.
 #[inline(always)]
-fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
-    let fit = |v: u64| if dmask == 0 { (v != 0) as u64 } else { v & dmask };
-    let out = w.lanes_mut(d);
-    if exec == u32::MAX {
-        for l in 0..32 {
-            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+fn map_lanes(w: &mut Warp, d: Dest, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    let fit = |v: u64, mask: u64| if mask == 0 { (v != 0) as u64 } else { v & mask };
+    match d {
+        Dest::Reg(r, mask) => {
+            let out = w.lanes_mut(r);
+            if exec == u32::MAX {
+                for l in 0..32 {
+                    out[l] = fit(f(s[0][l], s[1][l], s[2][l]), mask);
+                }
+            } else {
+                for l in lanes(exec) {
+                    out[l] = fit(f(s[0][l], s[1][l], s[2][l]), mask);
+                }
+            }
         }
-    } else {
-        for l in lanes(exec) {
-            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        Dest::Pair((lo, lo_mask), (hi, hi_mask)) => {
+            for l in lanes(exec) {
+                let v = f(s[0][l], s[1][l], s[2][l]);
+                w.lanes_mut(lo)[l] = fit(v & 0xFFFF_FFFF, lo_mask);
+                w.lanes_mut(hi)[l] = fit(v >> 32, hi_mask);
+            }
         }
     }
 }
@@ -649,7 +676,12 @@ fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f:
 fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
-    let Some(&Opnd::Reg(d)) = inst.ops.first() else { return false };
+    let reg = |r: u32| (r, c.env.k.reg_mask[r as usize]);
+    let d = match inst.ops.first() {
+        Some(&Opnd::Reg(r)) => Dest::Reg(r, c.env.k.reg_mask[r as usize]),
+        Some(&Opnd::Pair(lo, hi)) => Dest::Pair(reg(lo), reg(hi)),
+        _ => return false,
+    };
     if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 || m.neg | m.not | m.abs != 0 {
         return false;
     }
@@ -667,7 +699,7 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     let handled = match inst.op {
         Op::Add | Op::Sub => int || f32,
         Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || f32,
-        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi && !wide || f32,
+        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi || f32,
         Op::Fma => f32,
         Op::And | Op::Or | Op::Xor => bits,
         Op::Shl => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
@@ -685,31 +717,38 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
             return false;
         }
     }
-    let dm = c.env.k.reg_mask[d as usize];
     let rn = Rounding::Rn;
-    match (inst.op, ty) {
-        (Op::Add, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Sub, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Mul, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Fma | Op::Mad, Ty::F32) => {
-            map_lanes(w, d, dm, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+    let signed = ty == Ty::S32;
+    let wide_product = |a: u64, b: u64| {
+        if signed {
+            ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64
+        } else {
+            (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)
         }
-        (Op::Add, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_add(b)),
-        (Op::Sub, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_sub(b)),
-        (Op::Mul, Ty::U32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
-        (Op::Mul, Ty::S32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
-        (Op::Mul, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_mul(b)),
-        (Op::Mad, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
-        (Op::And, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a & b),
-        (Op::Or, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a | b),
-        (Op::Xor, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a ^ b),
-        (Op::Shl, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
-        (Op::Shr, Ty::S32) => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
-        (Op::Shr, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
-        (Op::Selp, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| if c != 0 { a } else { b }),
+    };
+    match (inst.op, ty) {
+        (Op::Add, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Sub, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Mul, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Fma | Op::Mad, Ty::F32) => {
+            map_lanes(w, d, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+        }
+        (Op::Add, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_add(b)),
+        (Op::Sub, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_sub(b)),
+        (Op::Mul, _) if wide => map_lanes(w, d, exec, &s, |a, b, _| wide_product(a, b)),
+        (Op::Mad, _) if wide => map_lanes(w, d, exec, &s, |a, b, c| wide_product(a, b).wrapping_add(c)),
+        (Op::Mul, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_mul(b)),
+        (Op::Mad, _) => map_lanes(w, d, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
+        (Op::And, _) => map_lanes(w, d, exec, &s, |a, b, _| a & b),
+        (Op::Or, _) => map_lanes(w, d, exec, &s, |a, b, _| a | b),
+        (Op::Xor, _) => map_lanes(w, d, exec, &s, |a, b, _| a ^ b),
+        (Op::Shl, _) => map_lanes(w, d, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
+        (Op::Shr, Ty::S32) => map_lanes(w, d, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
+        (Op::Shr, _) => map_lanes(w, d, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
+        (Op::Selp, _) => map_lanes(w, d, exec, &s, |a, b, c| if c != 0 { a } else { b }),
         (Op::Setp, _) => {
             let cmp = m.cmp.expect("checked above");
-            map_lanes(w, d, dm, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
+            map_lanes(w, d, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
         }
         _ => unreachable!("forms are decided above"),
     }
@@ -747,13 +786,13 @@ fn fast_setp(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     }
     let (bop, ftz, fop) = (m.bool_op, m.has(flag::FTZ), eval::fcmp(cmp));
     for (d, negate) in [(p, false), (q, true)] {
-        let Some(d) = d else { continue };
-        let dm = c.env.k.reg_mask[d as usize];
+        let Some(r) = d else { continue };
+        let d = Dest::Reg(r, c.env.k.reg_mask[r as usize]);
         let pred = |x: bool, c: u64| eval::combine(bop, x != negate, c != 0) as u64;
         if ty == Ty::F32 {
-            map_lanes(w, d, dm, exec, &s, |a, b, c| pred(warpsim_isa::fp::f32::setp(fop, a as u32, b as u32, ftz), c));
+            map_lanes(w, d, exec, &s, |a, b, c| pred(warpsim_isa::fp::f32::setp(fop, a as u32, b as u32, ftz), c));
         } else {
-            map_lanes(w, d, dm, exec, &s, |a, b, c| pred(warpsim_isa::int::compare(ty, cmp, a, b), c));
+            map_lanes(w, d, exec, &s, |a, b, c| pred(warpsim_isa::int::compare(ty, cmp, a, b), c));
         }
     }
     true
