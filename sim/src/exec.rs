@@ -840,16 +840,20 @@ fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: 
     let Some(dst) = inst.ops.first() else { return };
     for (j, d) in elems(dst).iter().enumerate().take(3) {
         let value = |o: &machine::Results| [o.0, o.1, o.2][j];
-        if let Opnd::Reg(r) = d {
-            let dm = c.env.k.reg_mask[*r as usize];
-            let col = w.lanes_mut(*r);
-            for l in lanes(exec) {
-                let v = value(&out[l]);
-                col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+        match d {
+            Opnd::Reg(r) => {
+                let dm = c.env.k.reg_mask[*r as usize];
+                let col = w.lanes_mut(*r);
+                for l in lanes(exec) {
+                    let v = value(&out[l]);
+                    col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+                }
             }
-        } else {
-            for l in lanes(exec) {
-                c.write_dst(w, d, l, value(&out[l]), 0);
+            Opnd::Sink => {}
+            _ => {
+                for l in lanes(exec) {
+                    c.write_dst(w, d, l, value(&out[l]), 0);
+                }
             }
         }
     }
