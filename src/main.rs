@@ -60,9 +60,10 @@ enum Cmd {
         /// Only these workloads (comma-separated).
         #[arg(long, value_delimiter = ',')]
         workloads: Vec<String>,
-        /// The code to simulate (see `warpsim run --isa`).
-        #[arg(long, value_enum, default_value = "ptx")]
-        isa: isa_mode::Isa,
+        /// The code to simulate (see `warpsim run --isa`); `ptx,sass` runs both, one after the
+        /// other in this process, and prints the second's speed as a multiple of the first's.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "ptx")]
+        isa: Vec<isa_mode::Isa>,
     },
     /// The configuration keys: type, unit, valid range, what reads them, a doc line (README:
     /// Configuration keys).
@@ -515,6 +516,50 @@ fn sass_cmd(a: SassArgs) -> Result<()> {
     Ok(())
 }
 
+/// `warpsim bench`: each code's table and total, then (for two codes) the ratio of their speeds.
+fn bench(arch: &ArchArgs, threads: usize, workloads: &[String], isas: &[isa_mode::Isa]) -> Result<()> {
+    let cfg = arch_config(arch)?;
+    let all = warpsim_workloads::bundled_names();
+    let names: Vec<&str> = if workloads.is_empty() { all } else { workloads.iter().map(|s| s.as_str()).collect() };
+    let cc = cfg.compute_capability;
+    let mut speeds = Vec::new();
+    for &isa in isas {
+        let code = |w: &mut warpsim_workloads::Workload| {
+            isa_mode::program_for(w, cc, isa, &mut |fallback, line| {
+                if fallback {
+                    eprintln!("{line}");
+                }
+            })
+        };
+        let rows = warpsim_sim::launch::bench(&names, &cfg, threads, &code)?;
+        if isas.len() > 1 {
+            out!("isa: {}", isa.name());
+        }
+        out!("{:<24} {:>14} {:>12} {:>9} {:>12}", "workload", "warp insts", "cycles", "seconds", "M inst/s");
+        let (mut ti, mut ts) = (0u64, 0f64);
+        for r in &rows {
+            out!("{:<24} {:>14} {:>12} {:>9.3} {:>12.2}", r.workload, r.warp_instructions, r.cycles, r.seconds, r.warp_instructions as f64 / r.seconds.max(1e-9) / 1e6);
+            ti += r.warp_instructions;
+            ts += r.seconds;
+        }
+        let speed = ti as f64 / ts.max(1e-9) / 1e6;
+        out!(
+            "total: {} warp instructions in {:.2} s = {:.2} M warp-inst/s on {} thread(s) ({:.2} M per thread); peak memory {:.0} MiB",
+            ti,
+            ts,
+            speed,
+            threads,
+            speed / threads.max(1) as f64,
+            warpsim_sim::launch::peak_rss().unwrap_or(0) as f64 / 1048576.0
+        );
+        speeds.push((isa, speed));
+    }
+    if let [(a, sa), (b, sb)] = speeds[..] {
+        out!("{} / {}: {:.3}x the warp-inst/s", b.name(), a.name(), sb / sa.max(1e-9));
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     if let Some(root) = &cli.cuda_root {
         // Before anything asks for the toolchain (it is discovered once per process).
@@ -583,36 +628,7 @@ fn run(cli: Cli) -> Result<()> {
                 out!("{k:<40} {x:>24} {y:>24}");
             }
         }
-        Cmd::Bench { arch, threads, workloads, isa } => {
-            let cfg = arch_config(&arch)?;
-            let all = warpsim_workloads::bundled_names();
-            let names: Vec<&str> = if workloads.is_empty() { all } else { workloads.iter().map(|s| s.as_str()).collect() };
-            let cc = cfg.compute_capability;
-            let code = |w: &mut warpsim_workloads::Workload| {
-                isa_mode::program_for(w, cc, isa, &mut |fallback, line| {
-                    if fallback {
-                        eprintln!("{line}");
-                    }
-                })
-            };
-            let rows = warpsim_sim::launch::bench(&names, &cfg, threads, &code)?;
-            out!("{:<24} {:>14} {:>12} {:>9} {:>12}", "workload", "warp insts", "cycles", "seconds", "M inst/s");
-            let (mut ti, mut ts) = (0u64, 0f64);
-            for r in &rows {
-                out!("{:<24} {:>14} {:>12} {:>9.3} {:>12.2}", r.workload, r.warp_instructions, r.cycles, r.seconds, r.warp_instructions as f64 / r.seconds.max(1e-9) / 1e6);
-                ti += r.warp_instructions;
-                ts += r.seconds;
-            }
-            out!(
-                "total: {} warp instructions in {:.2} s = {:.2} M warp-inst/s on {} thread(s) ({:.2} M per thread); peak memory {:.0} MiB",
-                ti,
-                ts,
-                ti as f64 / ts.max(1e-9) / 1e6,
-                threads,
-                ti as f64 / ts.max(1e-9) / 1e6 / threads.max(1) as f64,
-                warpsim_sim::launch::peak_rss().unwrap_or(0) as f64 / 1048576.0
-            );
-        }
+        Cmd::Bench { arch, threads, workloads, isa } => bench(&arch, threads, &workloads, &isa)?,
         Cmd::Validate { cmd } => validate_cmd::run(cmd)?,
         Cmd::Sweep { cmd, args } => sweep_cmd::run(cmd, args)?,
         Cmd::Report(a) => sweep_cmd::report_cmd(a)?,

@@ -58,7 +58,8 @@ fn int_rounding(r: Option<Rnd>) -> IntRounding {
     }
 }
 
-fn fcmp(c: Cmp) -> CmpOp {
+/// The float comparison of a PTX comparison operator (unsigned-integer forms as their ordered one).
+pub fn fcmp(c: Cmp) -> CmpOp {
     match c {
         Cmp::Eq => CmpOp::Eq,
         Cmp::Ne => CmpOp::Ne,
@@ -125,7 +126,8 @@ fn compare(inst: &Inst, t: Ty, a: u64, b: u64) -> Option<bool> {
     }
 }
 
-fn combine(op: Option<BoolOp>, x: bool, c: bool) -> bool {
+/// A comparison's result `x` combined with the predicate `c` by `setp`'s boolean operator.
+pub fn combine(op: Option<BoolOp>, x: bool, c: bool) -> bool {
     match op {
         None => x,
         Some(BoolOp::And) => x && c,

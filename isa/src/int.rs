@@ -342,12 +342,9 @@ pub fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
 
 /// `lop3.b32 d, a, b, c, immLut`: bitwise truth table.
 pub fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
-    let mut r = 0u64;
-    for i in 0..32 {
-        let idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1);
-        r |= ((lut >> idx) & 1) << i;
-    }
-    r
+    // Every set entry i of the table contributes the minterm whose (a, b, c) bits spell i.
+    let pick = |x: u64, on: bool| if on { x } else { !x };
+    (0..8u64).fold(0, |r, i| r | pick(a, i & 4 != 0) & pick(b, i & 2 != 0) & pick(c, i & 1 != 0) & (lut >> i & 1).wrapping_neg()) & 0xFFFF_FFFF
 }
 
 /// `shl`: shift amounts ≥ the width give 0.
@@ -596,17 +593,15 @@ mod tests {
         }
 
         #[test]
-        fn lop3_matches_boolean_formula(a: u32, b: u32, c: u32, lut: u8) {
-            let mut want = 0u32;
-            for bit in 0..8u32 {
-                if (lut >> bit) & 1 == 1 {
-                    let x = if bit & 4 != 0 { a } else { !a };
-                    let y = if bit & 2 != 0 { b } else { !b };
-                    let z = if bit & 1 != 0 { c } else { !c };
-                    want |= x & y & z;
-                }
+        fn lop3_looks_up_each_bit_in_the_table(a: u64, b: u64, c: u64, lut: u8) {
+            // The definition, bit by bit: bit i of the result is the table's entry at a_i b_i c_i
+            // (the upper halves of the 64-bit sources are not read).
+            let mut want = 0u64;
+            for i in 0..32 {
+                let idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1);
+                want |= ((lut as u64 >> idx) & 1) << i;
             }
-            prop_assert_eq!(lop3(a as u64, b as u64, c as u64, lut as u64), want as u64);
+            prop_assert_eq!(lop3(a, b, c, lut as u64), want);
         }
 
         #[test]

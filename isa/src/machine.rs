@@ -9,7 +9,9 @@
 //! a pair is read) in SASS operand order; results are up to three values (a register and two
 //! predicates). Operand modifiers (`-R`, `~R`, `|R|`, [`Mods::neg`](crate::inst::Mods)) are
 //! applied by [`apply_operand_mods`] before the operation, except for `IADD3`, whose carries
-//! need the raw operands. Everything here knows nothing of registers, lanes or memory.
+//! need the raw operands. [`dispatch`] decodes an instruction once into its lane function, which
+//! the caller runs per lane (the simulator in one loop over a warp's lanes, [`eval`] on one).
+//! Everything here knows nothing of registers, lanes or memory.
 
 use serde::Serialize;
 
@@ -80,114 +82,161 @@ const M32: u64 = 0xFFFF_FFFF;
 /// clears (`|…|`) the sign bit of the 32-bit value; integers are negated (two's complement) or
 /// complemented in 32 bits.
 pub fn apply_operand_mods(inst: &Inst, s: &[u64; 6]) -> [u64; 6] {
-    let m = &inst.m;
-    let float = m.ty().is_float();
     let mut out = *s;
     for (i, v) in out.iter_mut().enumerate() {
-        let bit = 1u8 << i;
-        if float {
-            if m.abs & bit != 0 {
-                *v &= !0x8000_0000;
-            }
-            if m.neg & bit != 0 {
-                *v ^= 0x8000_0000;
-            }
-        } else {
-            if m.not & bit != 0 {
-                *v = !*v & M32;
-            }
-            if m.neg & bit != 0 {
-                *v = v.wrapping_neg() & M32;
-            }
-        }
+        *v = modify_operand(inst, i, *v);
     }
     out
+}
+
+/// [`apply_operand_mods`] for source `i` alone.
+#[inline]
+pub fn modify_operand(inst: &Inst, i: usize, v: u64) -> u64 {
+    let m = &inst.m;
+    let bit = 1u8 << i;
+    let mut v = v;
+    if m.ty().is_float() {
+        if m.abs & bit != 0 {
+            v &= !0x8000_0000;
+        }
+        if m.neg & bit != 0 {
+            v ^= 0x8000_0000;
+        }
+    } else {
+        if m.not & bit != 0 {
+            v = !v & M32;
+        }
+        if m.neg & bit != 0 {
+            v = v.wrapping_neg() & M32;
+        }
+    }
+    v
 }
 
 /// Results of one lane: a value and up to two predicates (0/1).
 pub type Results = (u64, u64, u64);
 
-fn lut3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
-    crate::int::lop3(a, b, c, lut)
+/// What runs a machine operation's lane function `f` (sources in SASS order, already modified
+/// by [`apply_operand_mods`] except for `IADD3`): on one lane's sources ([`eval`]) or in a loop
+/// over a warp's lanes (the simulator's). [`dispatch`] matches the operation once and hands the
+/// loop a function with its form fixed.
+pub trait Apply {
+    fn apply(self, f: impl Fn(&[u64; 6]) -> Results);
+}
+
+/// Evaluates a machine operation for one lane (`s`: the sources in SASS order, already modified
+/// by [`apply_operand_mods`] except for `IADD3`).
+pub fn eval(op: MachineOp, inst: &Inst, s: &[u64; 6]) -> Results {
+    struct One<'a>(&'a [u64; 6], &'a mut Results);
+    impl Apply for One<'_> {
+        fn apply(self, f: impl Fn(&[u64; 6]) -> Results) {
+            *self.1 = f(self.0);
+        }
+    }
+    let mut r = (0, 0, 0);
+    dispatch(op, inst, One(s, &mut r));
+    r
 }
 
 fn sext32(x: u64) -> i64 {
     x as u32 as i32 as i64
 }
 
-/// Evaluates a machine operation for one lane (`s`: the sources in SASS order, already modified
-/// by [`apply_operand_mods`] except for `IADD3`).
-pub fn eval(op: MachineOp, inst: &Inst, s: &[u64; 6]) -> Results {
-    let (a, b, c) = (s[0], s[1], s[2]);
+/// Calls `run` with the lane function of `op` and `inst`'s modifiers (see [`Apply`]).
+#[inline(always)]
+pub fn dispatch(op: MachineOp, inst: &Inst, run: impl Apply) {
     match op {
         MachineOp::Iadd3 { x } => {
-            let m = &inst.m;
-            let term = |i: usize| -> u64 {
-                let v = s[i] & M32;
-                let bit = 1u8 << i;
-                if m.neg & bit != 0 {
-                    (!v & M32) + 1
-                } else if m.not & bit != 0 {
-                    !v & M32
-                } else {
-                    v
-                }
-            };
-            let mut sum = term(0) + term(1) + term(2);
-            if x {
-                sum += (s[3] != 0) as u64 + (s[4] != 0) as u64;
-            }
-            let carry = sum >> 32;
-            (sum & M32, (carry >= 1) as u64, (carry >= 2) as u64)
+            let (neg, not) = (inst.m.neg, inst.m.not);
+            run.apply(move |s| iadd3(x, neg, not, s))
         }
-        MachineOp::ImadHi { signed } => {
+        MachineOp::ImadHi { signed } => run.apply(move |s| {
+            let (a, b) = (s[0], s[1]);
             let p = if signed { (sext32(a) * sext32(b)) as u64 } else { (a & M32) * (b & M32) };
-            ((p.wrapping_add(c) >> 32) & M32, 0, 0)
-        }
-        MachineOp::ImadX => ((a.wrapping_mul(b).wrapping_add(c).wrapping_add((s[3] != 0) as u64)) & M32, 0, 0),
-        MachineOp::Lea { hi, x, sx32 } => {
-            let sh = (s[3] & 31) as u32;
-            let shifted = if hi {
-                let c = if sx32 { (sext32(a) >> 32) as u64 & M32 } else { c & M32 };
-                ((((c << 32) | (a & M32)) << sh) >> 32) & M32
-            } else {
-                ((a & M32) << sh) & M32
-            };
-            let sum = shifted + (b & M32) + if x { (s[4] != 0) as u64 } else { 0 };
-            (sum & M32, sum >> 32 & 1, 0)
-        }
-        MachineOp::Shf { left, hi, signed, wide, wrap } => {
-            let width = if wide { 64 } else { 32 };
-            let n = s[1] as u32;
-            let n = if wrap { n & (width - 1) } else { n.min(width) };
-            let v = ((c & M32) << 32) | (a & M32);
-            let r = if left {
-                if n >= 64 {
-                    0
-                } else {
-                    v << n
-                }
-            } else if signed {
-                ((v as i64) >> n.min(63)) as u64
-            } else if n >= 64 {
-                0
-            } else {
-                v >> n
-            };
-            (if hi { r >> 32 } else { r & M32 }, 0, 0)
-        }
-        MachineOp::Lop3 => {
-            let d = lut3(a, b, c, s[3]) & M32;
+            ((p.wrapping_add(s[2]) >> 32) & M32, 0, 0)
+        }),
+        MachineOp::ImadX => run.apply(|s| ((s[0].wrapping_mul(s[1]).wrapping_add(s[2]).wrapping_add((s[3] != 0) as u64)) & M32, 0, 0)),
+        MachineOp::Lea { hi, x, sx32 } => run.apply(move |s| lea(hi, x, sx32, s)),
+        MachineOp::Shf { left, hi, signed, wide, wrap } => run.apply(move |s| (shf(left, hi, signed, wide, wrap, s), 0, 0)),
+        MachineOp::Lop3 => run.apply(|s| {
+            let d = crate::int::lop3(s[0], s[1], s[2], s[3]);
             (d, (d != 0 || s[4] != 0) as u64, 0)
+        }),
+        MachineOp::Plop3 => run.apply(|s| {
+            let (a, b, c) = (s[0] & 1, s[1] & 1, s[2] & 1);
+            (crate::int::lop3(a, b, c, s[3]) & 1, crate::int::lop3(a, b, c, s[4]) & 1, 0)
+        }),
+        MachineOp::AddMinMax { max, signed } => run.apply(move |s| (minmax(max, signed, s[0].wrapping_add(s[1]) & M32, s[2]), 0, 0)),
+        MachineOp::MinMax3 { max, signed } => run.apply(move |s| (minmax(max, signed, minmax(max, signed, s[0], s[1]), s[2]), 0, 0)),
+        MachineOp::Fchk => run.apply(|s| (fchk(s[0] as u32, s[1] as u32) as u64, 0, 0)),
+        MachineOp::MufuSinCos { cos } => {
+            let ftz = inst.m.has(crate::inst::flag::FTZ);
+            run.apply(move |s| (crate::fp::approx::mufu_sin_cos(s[0] as u32, ftz, cos) as u64, 0, 0))
         }
-        MachineOp::Plop3 => (lut3(a & 1, b & 1, c & 1, s[3]) & 1, lut3(a & 1, b & 1, c & 1, s[4]) & 1, 0),
-        MachineOp::AddMinMax { max, signed } => {
-            let sum = a.wrapping_add(b) & M32;
-            (minmax(max, signed, sum, c), 0, 0)
+    }
+}
+
+/// [`MachineOp::Iadd3`] (`neg`/`not`: the instruction's operand modifier masks).
+#[inline(always)]
+fn iadd3(x: bool, neg: u8, not: u8, s: &[u64; 6]) -> Results {
+    let term = |i: usize| -> u64 {
+        let v = s[i] & M32;
+        let bit = 1u8 << i;
+        if neg & bit != 0 {
+            (!v & M32) + 1
+        } else if not & bit != 0 {
+            !v & M32
+        } else {
+            v
         }
-        MachineOp::MinMax3 { max, signed } => (minmax(max, signed, minmax(max, signed, a, b), c), 0, 0),
-        MachineOp::Fchk => (fchk(a as u32, b as u32) as u64, 0, 0),
-        MachineOp::MufuSinCos { cos } => (crate::fp::approx::mufu_sin_cos(a as u32, inst.m.has(crate::inst::flag::FTZ), cos) as u64, 0, 0),
+    };
+    let mut sum = term(0) + term(1) + term(2);
+    if x {
+        sum += (s[3] != 0) as u64 + (s[4] != 0) as u64;
+    }
+    let carry = sum >> 32;
+    (sum & M32, (carry >= 1) as u64, (carry >= 2) as u64)
+}
+
+/// [`MachineOp::Lea`].
+#[inline(always)]
+fn lea(hi: bool, x: bool, sx32: bool, s: &[u64; 6]) -> Results {
+    let (a, b) = (s[0], s[1]);
+    let sh = (s[3] & 31) as u32;
+    let shifted = if hi {
+        let c = if sx32 { (sext32(a) >> 32) as u64 & M32 } else { s[2] & M32 };
+        ((((c << 32) | (a & M32)) << sh) >> 32) & M32
+    } else {
+        ((a & M32) << sh) & M32
+    };
+    let sum = shifted + (b & M32) + if x { (s[4] != 0) as u64 } else { 0 };
+    (sum & M32, sum >> 32 & 1, 0)
+}
+
+/// [`MachineOp::Shf`]: the shifted word.
+#[inline(always)]
+fn shf(left: bool, hi: bool, signed: bool, wide: bool, wrap: bool, s: &[u64; 6]) -> u64 {
+    let width = if wide { 64 } else { 32 };
+    let n = s[1] as u32;
+    let n = if wrap { n & (width - 1) } else { n.min(width) };
+    let v = ((s[2] & M32) << 32) | (s[0] & M32);
+    let r = if left {
+        if n >= 64 {
+            0
+        } else {
+            v << n
+        }
+    } else if signed {
+        ((v as i64) >> n.min(63)) as u64
+    } else if n >= 64 {
+        0
+    } else {
+        v >> n
+    };
+    if hi {
+        r >> 32
+    } else {
+        r & M32
     }
 }
 

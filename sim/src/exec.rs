@@ -8,6 +8,7 @@
 
 use warpsim_isa::ast::Space;
 use warpsim_isa::eval::{self, Unsupported};
+use warpsim_isa::machine::{self, MachineOp};
 use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, ClusterBarOp, Inst, Op, Opnd, ShflMode, VoteMode};
 use warpsim_isa::program::{SymKind, RECONV_EXIT};
 use warpsim_isa::types::{SReg, Ty};
@@ -616,29 +617,56 @@ fn settle(w: &mut Warp, c: &mut Ctx<'_, '_>) {
     });
 }
 
-/// A register's 32 lanes or an immediate broadcast to them (the operands of the fast paths).
+/// A register's 32 lanes, a register pair's (SASS's 64-bit operands) or an immediate broadcast
+/// to them (the operands of the fast paths).
 fn plain_lanes(w: &Warp, o: &Opnd, out: &mut [u64; 32]) -> bool {
     match o {
         Opnd::Reg(r) => *out = *w.lanes(*r),
         Opnd::Imm(v) => *out = [*v; 32],
+        Opnd::Pair(lo, hi) => {
+            let (lo, hi) = (w.lanes(*lo), w.lanes(*hi));
+            for (l, v) in out.iter_mut().enumerate() {
+                *v = (hi[l] << 32) | (lo[l] & 0xFFFF_FFFF);
+            }
+        }
         _ => return false,
     }
     true
 }
 
-/// Writes `f(a, b, c)` of each lane in `exec` to register `d` (as [`Ctx::write_reg`] does: masked
-/// to the register's width, predicates as 0/1). A full warp is one loop over 32 lanes.
+/// A fast path's destination: a register or (SASS's 64-bit results) a register pair, each with
+/// its width mask (`Kernel::reg_mask`).
+#[derive(Clone, Copy)]
+enum Dest {
+    Reg(u32, u64),
+    Pair((u32, u64), (u32, u64)),
+}
+
+/// Writes `f(a, b, c)` of each lane in `exec` to `d` (as [`Ctx::write_dst`] does: masked to the
+/// register's width, predicates as 0/1, a pair's low word first). A full warp writing one
+/// register is one loop over 32 lanes.
 #[inline(always)]
-fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
-    let fit = |v: u64| if dmask == 0 { (v != 0) as u64 } else { v & dmask };
-    let out = w.lanes_mut(d);
-    if exec == u32::MAX {
-        for l in 0..32 {
-            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+fn map_lanes(w: &mut Warp, d: Dest, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u64, u64, u64) -> u64) {
+    let fit = |v: u64, mask: u64| if mask == 0 { (v != 0) as u64 } else { v & mask };
+    match d {
+        Dest::Reg(r, mask) => {
+            let out = w.lanes_mut(r);
+            if exec == u32::MAX {
+                for l in 0..32 {
+                    out[l] = fit(f(s[0][l], s[1][l], s[2][l]), mask);
+                }
+            } else {
+                for l in lanes(exec) {
+                    out[l] = fit(f(s[0][l], s[1][l], s[2][l]), mask);
+                }
+            }
         }
-    } else {
-        for l in lanes(exec) {
-            out[l] = fit(f(s[0][l], s[1][l], s[2][l]));
+        Dest::Pair((lo, lo_mask), (hi, hi_mask)) => {
+            for l in lanes(exec) {
+                let v = f(s[0][l], s[1][l], s[2][l]);
+                w.lanes_mut(lo)[l] = fit(v & 0xFFFF_FFFF, lo_mask);
+                w.lanes_mut(hi)[l] = fit(v >> 32, hi_mask);
+            }
         }
     }
 }
@@ -648,7 +676,12 @@ fn map_lanes(w: &mut Warp, d: u32, dmask: u64, exec: u32, s: &[[u64; 32]; 3], f:
 fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
-    let Some(&Opnd::Reg(d)) = inst.ops.first() else { return false };
+    let reg = |r: u32| (r, c.env.k.reg_mask[r as usize]);
+    let d = match inst.ops.first() {
+        Some(&Opnd::Reg(r)) => Dest::Reg(r, c.env.k.reg_mask[r as usize]),
+        Some(&Opnd::Pair(lo, hi)) => Dest::Pair(reg(lo), reg(hi)),
+        _ => return false,
+    };
     if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 || m.neg | m.not | m.abs != 0 {
         return false;
     }
@@ -666,7 +699,7 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     let handled = match inst.op {
         Op::Add | Op::Sub => int || f32,
         Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || f32,
-        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi && !wide || f32,
+        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi || f32,
         Op::Fma => f32,
         Op::And | Op::Or | Op::Xor => bits,
         Op::Shl => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
@@ -684,39 +717,150 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
             return false;
         }
     }
-    let dm = c.env.k.reg_mask[d as usize];
     let rn = Rounding::Rn;
-    match (inst.op, ty) {
-        (Op::Add, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Sub, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Mul, Ty::F32) => map_lanes(w, d, dm, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
-        (Op::Fma | Op::Mad, Ty::F32) => {
-            map_lanes(w, d, dm, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+    let signed = ty == Ty::S32;
+    let wide_product = |a: u64, b: u64| {
+        if signed {
+            ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64
+        } else {
+            (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)
         }
-        (Op::Add, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_add(b)),
-        (Op::Sub, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_sub(b)),
-        (Op::Mul, Ty::U32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF)),
-        (Op::Mul, Ty::S32) if wide => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64),
-        (Op::Mul, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a.wrapping_mul(b)),
-        (Op::Mad, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
-        (Op::And, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a & b),
-        (Op::Or, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a | b),
-        (Op::Xor, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| a ^ b),
-        (Op::Shl, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
-        (Op::Shr, Ty::S32) => map_lanes(w, d, dm, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
-        (Op::Shr, _) => map_lanes(w, d, dm, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
-        (Op::Selp, _) => map_lanes(w, d, dm, exec, &s, |a, b, c| if c != 0 { a } else { b }),
+    };
+    match (inst.op, ty) {
+        (Op::Add, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::add(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Sub, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::sub(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Mul, Ty::F32) => map_lanes(w, d, exec, &s, |a, b, _| fp::f32::mul(a as u32, b as u32, rn, false, false) as u64),
+        (Op::Fma | Op::Mad, Ty::F32) => {
+            map_lanes(w, d, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
+        }
+        (Op::Add, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_add(b)),
+        (Op::Sub, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_sub(b)),
+        (Op::Mul, _) if wide => map_lanes(w, d, exec, &s, |a, b, _| wide_product(a, b)),
+        (Op::Mad, _) if wide => map_lanes(w, d, exec, &s, |a, b, c| wide_product(a, b).wrapping_add(c)),
+        (Op::Mul, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_mul(b)),
+        (Op::Mad, _) => map_lanes(w, d, exec, &s, |a, b, c| a.wrapping_mul(b).wrapping_add(c)),
+        (Op::And, _) => map_lanes(w, d, exec, &s, |a, b, _| a & b),
+        (Op::Or, _) => map_lanes(w, d, exec, &s, |a, b, _| a | b),
+        (Op::Xor, _) => map_lanes(w, d, exec, &s, |a, b, _| a ^ b),
+        (Op::Shl, _) => map_lanes(w, d, exec, &s, |a, b, _| if b < 32 { a << b } else { 0 }),
+        (Op::Shr, Ty::S32) => map_lanes(w, d, exec, &s, |a, b, _| ((a as u32 as i32) >> b.min(31)) as u32 as u64),
+        (Op::Shr, _) => map_lanes(w, d, exec, &s, |a, b, _| if b < 32 { (a & 0xFFFF_FFFF) >> b } else { 0 }),
+        (Op::Selp, _) => map_lanes(w, d, exec, &s, |a, b, c| if c != 0 { a } else { b }),
         (Op::Setp, _) => {
             let cmp = m.cmp.expect("checked above");
-            map_lanes(w, d, dm, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
+            map_lanes(w, d, exec, &s, |a, b, _| warpsim_isa::int::compare(ty, cmp, a, b) as u64)
         }
         _ => unreachable!("forms are decided above"),
     }
     true
 }
 
+/// `setp` on 32-bit integers or f32 with its destinations `p` and `q` (SASS `ISETP`/`FSETP`
+/// write both, combined with a predicate) as one loop over the lanes per destination. Returns
+/// false when the instruction is not of this form; results equal `eval::eval`'s.
+fn fast_setp(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
+    let m = &inst.m;
+    let ty = m.ty();
+    let Some(cmp) = m.cmp else { return false };
+    if inst.op != Op::Setp || m.neg | m.not | m.abs != 0 || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32 | Ty::F32) {
+        return false;
+    }
+    let reg = |o: &Opnd| match o {
+        Opnd::Reg(r) => Some(Some(*r)),
+        Opnd::Sink => Some(None),
+        _ => None,
+    };
+    let (p, q) = match inst.ops.first() {
+        Some(Opnd::Reg(p)) => (Some(*p), None),
+        Some(Opnd::Vec(items)) if items.len() == 2 => match (reg(&items[0]), reg(&items[1])) {
+            (Some(p), Some(q)) => (p, q),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let mut s = [[0u64; 32]; 3];
+    for (i, o) in inst.src().iter().take(3).enumerate() {
+        if !plain_lanes(w, o, &mut s[i]) {
+            return false;
+        }
+    }
+    let (bop, ftz, fop) = (m.bool_op, m.has(flag::FTZ), eval::fcmp(cmp));
+    for (d, negate) in [(p, false), (q, true)] {
+        let Some(r) = d else { continue };
+        let d = Dest::Reg(r, c.env.k.reg_mask[r as usize]);
+        let pred = |x: bool, c: u64| eval::combine(bop, x != negate, c != 0) as u64;
+        if ty == Ty::F32 {
+            map_lanes(w, d, exec, &s, |a, b, c| pred(warpsim_isa::fp::f32::setp(fop, a as u32, b as u32, ftz), c));
+        } else {
+            map_lanes(w, d, exec, &s, |a, b, c| pred(warpsim_isa::int::compare(ty, cmp, a, b), c));
+        }
+    }
+    true
+}
+
+/// Runs a machine operation's lane function (decoded once by [`machine::dispatch`]) over a
+/// warp's lanes.
+struct WarpLanes<'a> {
+    s: &'a [[u64; 32]; 6],
+    exec: u32,
+    out: &'a mut [machine::Results; 32],
+}
+
+impl machine::Apply for WarpLanes<'_> {
+    #[inline(always)]
+    fn apply(self, f: impl Fn(&[u64; 6]) -> machine::Results) {
+        let s = self.s;
+        let lane = |l: usize| [s[0][l], s[1][l], s[2][l], s[3][l], s[4][l], s[5][l]];
+        if self.exec == u32::MAX {
+            for (l, o) in self.out.iter_mut().enumerate() {
+                *o = f(&lane(l));
+            }
+        } else {
+            for l in lanes(self.exec) {
+                self.out[l] = f(&lane(l));
+            }
+        }
+    }
+}
+
+/// A machine operation (`s`: its gathered sources) as one loop over the lanes: operand
+/// modifiers source by source, the operation's lane function, then each destination (the
+/// register and the predicates) written for all lanes.
+fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: u32, s: &mut [[u64; 32]; 6]) {
+    let mods = inst.m.neg | inst.m.not | inst.m.abs;
+    if mods != 0 && !matches!(op, MachineOp::Iadd3 { .. }) {
+        for (i, col) in s.iter_mut().enumerate().filter(|(i, _)| mods >> i & 1 != 0) {
+            for l in lanes(exec) {
+                col[l] = machine::modify_operand(inst, i, col[l]);
+            }
+        }
+    }
+    let mut out = [(0u64, 0u64, 0u64); 32];
+    machine::dispatch(op, inst, WarpLanes { s, exec, out: &mut out });
+    let Some(dst) = inst.ops.first() else { return };
+    for (j, d) in elems(dst).iter().enumerate().take(3) {
+        let value = |o: &machine::Results| [o.0, o.1, o.2][j];
+        match d {
+            Opnd::Reg(r) => {
+                let dm = c.env.k.reg_mask[*r as usize];
+                let col = w.lanes_mut(*r);
+                for l in lanes(exec) {
+                    let v = value(&out[l]);
+                    col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+                }
+            }
+            Opnd::Sink => {}
+            _ => {
+                for l in lanes(exec) {
+                    c.write_dst(w, d, l, value(&out[l]), 0);
+                }
+            }
+        }
+    }
+}
+
 fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), Fault> {
-    if fast_alu(w, c, inst, exec) {
+    if fast_alu(w, c, inst, exec) || fast_setp(w, c, inst, exec) {
         return Ok(());
     }
     let src = inst.src();
@@ -724,6 +868,10 @@ fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
     let mut vals = [[0u64; 32]; 6];
     for (i, o) in src.iter().take(6).enumerate() {
         c.gather(w, o, exec, &mut vals[i]);
+    }
+    if let Op::Machine(op) = inst.op {
+        machine_alu(w, c, inst, op, exec, &mut vals);
+        return Ok(());
     }
     let dst = inst.ops.first();
     for l in lanes(exec) {
