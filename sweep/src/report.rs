@@ -249,6 +249,24 @@ impl Free {
     }
 }
 
+impl SweepReport<'_> {
+    /// What a figure holds fixed, drawn in its title so the image says it: the preset (unless
+    /// the presets are the figure's axis), every other swept key at its baseline, and the
+    /// sweep's `fixed` overrides.
+    fn settings(&self, free: Free) -> String {
+        let mut parts = Vec::new();
+        if free != Free::Arch {
+            parts.push(self.b.arch.clone());
+        }
+        let keys = self.results.keys.iter().zip(&self.b.values).enumerate();
+        parts.extend(keys.filter(|(i, _)| free != Free::Key(*i)).map(|(_, (k, v))| format!("{k} = {v}")));
+        if let Some(h) = &self.results.header {
+            parts.extend(h.fixed.iter().map(|(k, v)| format!("{k} = {v}")));
+        }
+        parts.join(", ")
+    }
+}
+
 impl<'a> SweepReport<'a> {
     /// Finished rows on the slice where only `free` leaves the baseline.
     fn slice(&self, free: Free) -> Vec<&'a Row> {
@@ -297,7 +315,7 @@ impl<'a> SweepReport<'a> {
                 if points.is_empty() {
                     continue;
                 }
-                let mut spec = FigureSpec::new("", if group.len() > 4 { Column::Double } else { Column::Single }).x_label(x_label.clone()).y_label(m.y_label);
+                let mut spec = FigureSpec::new(self.settings(Free::Key(ki)), if group.len() > 4 { Column::Double } else { Column::Single }).x_label(x_label.clone()).y_label(m.y_label);
                 spec.x_log = wide(xs.iter().copied(), 4.0);
                 spec.y_log = m.what == "cycles" && wide(points.iter().map(|p| p.y), 30.0);
                 let stem = self.stem(&format!("{}_vs_{}", m.what, file_stem(key)), gi, groups.len());
@@ -341,13 +359,14 @@ impl<'a> SweepReport<'a> {
                     .map(|r| BarValue { group: r.workload.clone(), series: label(axis.value(r)), value: r.time_us().unwrap_or(0.0) })
                     .collect();
                 let presets = first_seen(slice.iter().filter(|r| group.contains(&r.workload)).map(|r| r.arch.as_str())).join(", ");
-                let on = if axis == Free::Arch { String::new() } else { format!(" on {}", self.b.arch) };
                 let others = first_seen(bars.iter().map(|v| v.series.as_str()).filter(|s| *s != base_label));
                 let title = match others.as_slice() {
                     [] => continue,
-                    [one] => format!("{one} over {base_label}{on}"),
-                    _ => format!("Speedup over {base_label}{on}"),
+                    [one] => format!("{one} over {base_label}"),
+                    _ => format!("Speedup over {base_label}"),
                 };
+                let settings = self.settings(axis);
+                let title = if settings.is_empty() { title } else { format!("{title} ({settings})") };
                 let spec = FigureSpec::new(title, Column::Double).height_in(bar_height(group, others.len())).y_label("Speedup (×)");
                 let w = speedup_bars(&bars, &base_label, &spec, self.stem(&format!("speedup_{}", file_stem(&name)), gi, groups.len()))?;
                 let caption = format!(
