@@ -247,7 +247,7 @@ fn spill_code_costs_instructions_l2_writes_and_time() {
     let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
     let mut w = warpsim_workloads::Workload::bundled("occ_regs_capped").unwrap();
     let plain = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
-    w.launch.spills = warpsim_workloads::Spills { store_bytes: 716, load_bytes: 744, stack_bytes: 440 };
+    w.launches[0].spills = warpsim_workloads::Spills { store_bytes: 716, load_bytes: 744, stack_bytes: 440 };
     let spilled = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
     assert!(spilled.check.passed(), "{}", spilled.check);
     let (a, b) = (plain.timing.unwrap(), spilled.timing.unwrap());

@@ -652,6 +652,7 @@ mod tests {
             sim_seconds: 0.0,
             occupancy: OccupancyRecord { ctas_per_sm: 2, limiter: "threads".into() },
             check: "Pass".into(),
+            launches: Vec::new(),
         };
         let samples: Vec<(u32, u64, u32)> = occupancy(&run).samples.iter().map(|s| (s.sm, s.cycle, s.active_warps)).collect();
         assert_eq!(samples, [(0, 0, 0), (0, 10, 8), (0, 20, 16), (0, 50, 0), (1, 0, 0)]);

@@ -32,7 +32,7 @@ pub use dtype::{DType, Value};
 pub use error::{line_col, ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};
 pub use manifest::{
-    Arg, BufferSpec, CheckSpec, Compare, FigureSpec, FigureUnit, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
+    Arg, BufferSpec, LaunchSpec, MAX_REPEAT, CheckSpec, Compare, FigureSpec, FigureUnit, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
     Swizzle, TensorMap, MAX_CHASE_SLOTS,
 };
 pub use reference::{references, Expected, RefCtx, RefError, Reference};

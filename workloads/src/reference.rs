@@ -99,7 +99,7 @@ impl<'a> RefCtx<'a> {
         Ok(RefCtx {
             manifest,
             inputs,
-            cluster: manifest.cluster.unwrap_or([1, 1, 1]),
+            cluster: manifest.launch().cluster.unwrap_or([1, 1, 1]),
         })
     }
 
@@ -119,8 +119,7 @@ impl<'a> RefCtx<'a> {
             .position(|b| b.name == name)
             .ok_or_else(|| RefError::NoBuffer(name.into()))?;
         self.manifest
-            .args
-            .iter()
+            .args()
             .find_map(|a| match a {
                 Arg::TensorMap(t) if t.buffer == index => Some(t),
                 _ => None,
@@ -174,8 +173,7 @@ impl<'a> RefCtx<'a> {
     /// A named scalar arg's value.
     pub fn scalar(&self, name: &str) -> Result<Value, RefError> {
         self.manifest
-            .args
-            .iter()
+            .args()
             .find_map(|a| match a {
                 Arg::Scalar {
                     dtype,
