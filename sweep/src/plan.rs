@@ -71,6 +71,9 @@ impl Point {
     }
 }
 
+/// A workload's programs, one per launch of its sequence.
+pub type Programs = Vec<Program>;
+
 /// A loaded workload with the hash of what defines it.
 pub struct Loaded {
     pub workload: Workload,
@@ -79,7 +82,7 @@ pub struct Loaded {
     resolved: Vec<([u32; 2], Workload)>,
     /// Programs given by [`Plan::use_code`] per compute capability (one per launch), with the
     /// workload as they run it and a hash of the programs' machine code.
-    programs: Vec<([u32; 2], Workload, Vec<Program>, [u8; 32])>,
+    programs: Vec<([u32; 2], Workload, Programs, [u8; 32])>,
     digest: [u8; 32],
 }
 
@@ -94,7 +97,7 @@ impl Loaded {
 
     /// The programs (one per launch) a run on compute capability `cc` simulates instead of the
     /// PTX, if any.
-    pub fn program_for(&self, cc: [u32; 2]) -> Option<&Vec<Program>> {
+    pub fn program_for(&self, cc: [u32; 2]) -> Option<&Programs> {
         self.programs.iter().find(|p| p.0 == cc).map(|p| &p.2)
     }
 }
@@ -225,7 +228,7 @@ impl Plan {
     /// instead of the workloads' PTX: the binary's `--isa sass`. A workload `code` gives nothing
     /// for keeps its PTX; the header's `isa` becomes `name` when any program was given, and each
     /// run's cache key covers its program.
-    pub fn use_code(&mut self, name: &str, code: &dyn Fn(&mut Workload, [u32; 2]) -> Option<Vec<Program>>) {
+    pub fn use_code(&mut self, name: &str, code: &dyn Fn(&mut Workload, [u32; 2]) -> Option<Programs>) {
         let mut ccs: Vec<[u32; 2]> = self.points.iter().map(|p| p.cfg.compute_capability).collect();
         ccs.sort_unstable();
         ccs.dedup();

@@ -632,7 +632,6 @@ fn exec_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &
         text,
         figures: vec![FigureRef::new(&t, format!("Every launch on the simulated device timeline, one row per stream ({streams}; 0 is the default stream)."))],
         tables: vec![table],
-        ..Section::default()
     }];
     let title = opts.title.clone().unwrap_or_else(|| format!("{} on {}", r.program, r.arch));
     let page = summary_page(dir, &title, &sections, &TableOptions { thousands: true })?;

@@ -783,6 +783,9 @@ fn arg_span(a: &RawArg) -> std::ops::Range<usize> {
         .unwrap_or_default()
 }
 
+/// A launch's grid, block and cluster as written.
+type Shape = ([u32; 3], [u32; 3], Option<[u32; 3]>);
+
 struct Validator<'a, 'b> {
     loc: &'a Locator<'b>,
     read: &'a dyn Fn(&str) -> std::io::Result<Vec<u8>>,
@@ -826,7 +829,7 @@ impl Validator<'_, '_> {
     /// A launch's grid, block and cluster: CUDA's launch limits, the same on every GPU since
     /// compute capability 3.0 (a preset's own, such as its threads per SM, are the simulator's
     /// to check); dynamic shared memory within the most any GPU gives.
-    fn shape(&self, l: &RawLaunch) -> Result<([u32; 3], [u32; 3], Option<[u32; 3]>), LoadError> {
+    fn shape(&self, l: &RawLaunch) -> Result<Shape, LoadError> {
         let loc = self.loc;
         let grid = self.dims(&l.grid, "grid", [i32::MAX as u32, 65535, 65535], u64::MAX)?;
         let block = self.dims(&l.block, "block", [1024, 1024, 64], 1024)?;
