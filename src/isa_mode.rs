@@ -26,21 +26,26 @@ impl Isa {
     }
 }
 
-/// The program to simulate `w` with under `isa` on a preset of compute capability `cc`: `None`
-/// for the workload's own PTX (`--isa ptx`, or a kernel SASS mode cannot run yet: `note` gets
-/// `(true, the reason in one line)`), else the lowered SASS (`note` gets `(false, where the
-/// listing came from)`), with ptxas's register count filled in where the workload gives none.
-pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMut(bool, &str)) -> Option<Program> {
+/// The programs to simulate `w` with under `isa` on a preset of compute capability `cc`, one per
+/// launch: `None` for the workload's own PTX (`--isa ptx`, or a kernel SASS mode cannot run yet:
+/// `note` gets `(true, the reason in one line)`; one such kernel runs the whole sequence as PTX),
+/// else the lowered SASS (`note` gets `(false, where the listing came from)`), with ptxas's
+/// register counts filled in where the workload gives none.
+pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMut(bool, &str)) -> Option<Vec<Program>> {
     if isa == Isa::Ptx {
         return None;
     }
-    match sass_program(w, cc) {
-        Ok(k) => {
-            note(false, &format!("isa: sass ({} listing from {}; {} instructions)", k.target, k.source, k.prog.insts.len()));
-            if w.launch.regs_per_thread.is_none() {
-                w.launch.regs_per_thread = k.registers;
+    match sass_programs(w, cc) {
+        Ok(ks) => {
+            let k = &ks[0];
+            let insts: usize = ks.iter().map(|k| k.prog.insts.len()).sum();
+            note(false, &format!("isa: sass ({} listing from {}; {insts} instructions)", k.target, k.source));
+            for (l, k) in w.launches.iter_mut().zip(&ks) {
+                if l.regs_per_thread.is_none() {
+                    l.regs_per_thread = k.registers;
+                }
             }
-            Some(k.prog)
+            Some(ks.into_iter().map(|k| k.prog).collect())
         }
         Err(reason) => {
             note(true, &format!("note: {}: running PTX: {reason}", w.manifest.name));
@@ -49,7 +54,7 @@ pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMu
     }
 }
 
-/// A workload's kernel as SASS, lowered.
+/// A launch's kernel as SASS, lowered.
 pub struct SassKernel {
     pub prog: Program,
     /// Where the listing came from (`ptxas 13.0.88 + nvdisasm 13.2.78`, a committed listing).
@@ -59,16 +64,24 @@ pub struct SassKernel {
     pub registers: Option<u32>,
 }
 
-/// The workload's kernel lowered from the SASS for compute capability `cc`, or why not (one line).
-pub fn sass_program(w: &Workload, cc: [u32; 2]) -> Result<SassKernel, String> {
+/// Each launch's kernel lowered from the SASS for compute capability `cc` (one listing for the
+/// module), or why not (one line).
+pub fn sass_programs(w: &Workload, cc: [u32; 2]) -> Result<Vec<SassKernel>, String> {
     use warpsim_toolchain::sass;
     let target = sass::target_for(cc, &w.ptx);
     let listing = sass::for_workload(warpsim_toolchain::Toolchain::from_env(), w, &target).map_err(|e| e.to_string())?;
     let module = warpsim_sass::parse(&listing.text).map_err(|e| format!("the {target} listing does not parse: {e}"))?;
     let file = w.ptx_path.display().to_string();
     let ptx = warpsim_isa::load(&w.ptx, &file).map_err(|e| e.to_string())?;
-    let ptx = ptx.into_iter().find(|p| p.name == w.manifest.entry).ok_or_else(|| format!("no kernel `{}` in {file}", w.manifest.entry))?;
-    let registers = module.kernel(&w.manifest.entry).and_then(|k| k.registers);
-    let prog = warpsim_sass::lower::lower(&module, &w.manifest.entry, &ptx).map_err(|e| e.to_string())?;
-    Ok(SassKernel { prog, source: listing.source, target, registers })
+    w.manifest
+        .launches
+        .iter()
+        .map(|l| {
+            let entry = &l.entry;
+            let ptx = ptx.iter().find(|p| p.name == *entry).ok_or_else(|| format!("no kernel `{entry}` in {file}"))?;
+            let registers = module.kernel(entry).and_then(|k| k.registers);
+            let prog = warpsim_sass::lower::lower(&module, entry, ptx).map_err(|e| e.to_string())?;
+            Ok(SassKernel { prog, source: listing.source.clone(), target: target.clone(), registers })
+        })
+        .collect()
 }

@@ -297,23 +297,26 @@ fn run_workload(a: RunArgs) -> Result<()> {
             let _ = writeln!(std::io::stdout(), "{line}");
         }
     });
-    let l = &w.launch;
     let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
-        let spills = if l.spills.any() {
-            format!(", {} B spill stores / {} B spill loads", l.spills.store_bytes, l.spills.load_bytes)
-        } else {
-            String::new()
-        };
-        out!(
-            "workload {} ({}): kernel {}, grid {:?}, block {:?}, {regs} registers/thread ({}){spills}",
-            w.manifest.name,
-            w.manifest_path.display(),
-            w.manifest.entry,
-            l.grid,
-            l.block,
-            l.regs_source,
-        );
+        for ((spec, l), regs) in w.sequence().zip(&regs) {
+            let spills = if l.spills.any() {
+                format!(", {} B spill stores / {} B spill loads", l.spills.store_bytes, l.spills.load_bytes)
+            } else {
+                String::new()
+            };
+            let repeat = if spec.repeat > 1 { format!(" x{}", spec.repeat) } else { String::new() };
+            let swap = spec.swap.map_or(String::new(), |[x, y]| format!(", swapping `{}` and `{}`", w.manifest.buffers[x].name, w.manifest.buffers[y].name));
+            out!(
+                "workload {} ({}): kernel {}{repeat}, grid {:?}, block {:?}, {regs} registers/thread ({}){spills}{swap}",
+                w.manifest.name,
+                w.manifest_path.display(),
+                spec.entry,
+                l.grid,
+                l.block,
+                l.regs_source,
+            );
+        }
     }
     let limits = a.limits.limits();
     let o = match (sass, a.functional) {
@@ -326,7 +329,15 @@ fn run_workload(a: RunArgs) -> Result<()> {
         (Some(t), true) => {
             out!("{}", serde_json::to_string_pretty(&warpsim_sim::record::RunRecord::new(&w, &cfg, &o, t))?);
         }
-        (Some(t), false) => print_timing(&cfg, t, o.seconds)?,
+        (Some(t), false) => {
+            if o.launches.len() > 1 {
+                for (n, (i, r)) in o.launches.iter().enumerate() {
+                    let l = &w.launches[*i];
+                    out!("launch {n}: {} grid {:?} block {:?}: {} cycles", w.manifest.launches[*i].entry, l.grid, l.block, r.cycles);
+                }
+            }
+            print_timing(&cfg, t, o.seconds)?
+        }
         (None, _) => {
             if let Some(f) = &o.functional {
                 out!(

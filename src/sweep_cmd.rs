@@ -78,7 +78,8 @@ pub enum SweepCmd {
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// A sweep's results.csv or results.json, or the output of `warpsim run WORKLOAD --json`.
+    /// A sweep's results.csv or results.json, the output of `warpsim run WORKLOAD --json`, or the
+    /// report of `warpsim exec --report FILE.json` (a timeline of its launches per stream).
     input: PathBuf,
     /// Directory for the figures (DIR/figures/*.png, *.svg) and DIR/index.md, DIR/index.html.
     #[arg(short = 'o', long = "out", value_name = "DIR")]

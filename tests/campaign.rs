@@ -293,7 +293,7 @@ fn small_workloads() -> Vec<(PathBuf, String)> {
             let src = std::fs::read_to_string(&p).ok()?;
             let w = Workload::load(&p).ok()?;
             let bytes: u64 = w.manifest.buffers.iter().map(|b| b.bytes()).sum();
-            (bytes < 4 << 20 && w.launch.blocks() * w.launch.threads_per_block() <= 1 << 20).then_some((p, src))
+            (bytes < 4 << 20 && w.launch().blocks() * w.launch().threads_per_block() <= 1 << 20).then_some((p, src))
         })
         .collect()
 }

@@ -126,3 +126,19 @@ fn a_program_that_is_not_there_is_a_clear_error() {
     let (ok, _, err, _) = exec("no-such-program", &[]);
     assert!(!ok && err.contains("cannot run") && err.contains("no-such-program"), "{err}");
 }
+
+/// `warpsim report` on an exec report (the stencil's 20 launches over two streams): a timeline
+/// image with a bar per launch, and the launch table on the page.
+#[test]
+fn report_draws_the_exec_timeline() {
+    let (ok, out, err, _) = exec("stencil", &[]);
+    assert!(ok, "{out}{err}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-cli/stencil-report");
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = Command::new(env!("CARGO_BIN_EXE_warpsim")).arg("report").arg(report_path("stencil")).arg("--out").arg(&dir).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let png = dir.join("figures/launches.png");
+    assert!(std::fs::metadata(&png).map(|m| m.len() > 1000).unwrap_or(false), "{png:?}");
+    let page = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(page.contains("20 kernel launches") || page.contains("kernel launches"), "{page}");
+}

@@ -14,6 +14,10 @@
 #      of $CHUNK workloads, one process each: a chunk that fails or times out loses only its
 #      own counters; no chunk starts after $DEADLINE s    -> OUTDIR/ncu-K.csv, profile-K.json/.log
 #   4. warpsim validate merge                  -> OUTDIR/data/h200/<date>.json and .csv
+# A multi-launch workload ([[launch]] sequence) is one record like any other: gpu-run times the
+# whole sequence (inputs it writes restored before each run), the profile pass runs it once, ncu
+# profiles each of its kernel launches, and merge sums them into the record (ratios such as
+# lts__t_sector_hit_rate.pct recomputed from lts__t_sectors.sum, kept when ncu accepts its group).
 # ncu runs with --clock-control none (the GPU's own clocks, as in the timed run), the default
 # --cache-control all (caches flushed before each replay pass) and --print-units base.
 # Environment: WORKLOADS (comma-separated names; default: every bundled workload), NCU (ncu binary), CHUNK (default 8), DEADLINE (default 400), CHUNK_TIMEOUT

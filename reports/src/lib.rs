@@ -48,6 +48,7 @@ mod write;
 
 pub use error::ReportError;
 pub use figures::bars::{bars, speedup_bars, BarOptions, BarValue};
+pub use figures::launches::{launch_timeline, LaunchSpan};
 pub use figures::roofline::{roofline, Ceiling, Machine, RooflinePoint};
 pub use figures::scatter::{validation_scatter, ScatterOptions, ValidationPoint};
 pub use figures::stacked::{stacked_bars, StackSegment};

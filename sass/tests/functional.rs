@@ -39,7 +39,7 @@ fn bundled_suite_runs_in_sass_mode() {
                 continue;
             }
         };
-        match warpsim_sim::launch::run_functional_with(&w, 132, prog) {
+        match warpsim_sim::launch::run_functional_with(&w, 132, vec![prog]) {
             Ok(o) if o.check.passed() => {
                 passed.push(name.to_string());
                 let p = warpsim_sim::launch::run_functional(&w, 132).unwrap();
@@ -75,8 +75,8 @@ fn timing_mode_runs_sass() {
         let w = Workload::bundled(name).unwrap();
         let ptx = warpsim_isa::load(&w.ptx, "kernel.ptx").unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
         let prog = warpsim_sass::lower::lower_listing(listing(&w).unwrap(), &w.manifest.entry, &ptx).unwrap();
-        let f = warpsim_sim::launch::run_functional_with(&w, cfg.sm.count, prog.clone()).unwrap();
-        let t = warpsim_sim::launch::run_timed_with(&w, &cfg, 1, &warpsim_sim::watchdog::Limits::default(), prog).unwrap();
+        let f = warpsim_sim::launch::run_functional_with(&w, cfg.sm.count, vec![prog.clone()]).unwrap();
+        let t = warpsim_sim::launch::run_timed_with(&w, &cfg, 1, &warpsim_sim::watchdog::Limits::default(), vec![prog]).unwrap();
         assert!(t.check.passed(), "{name}: {}", t.check);
         let timed = t.timing.unwrap().warp_instructions;
         let functional = f.functional.unwrap().warp_instructions;

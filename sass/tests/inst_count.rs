@@ -22,7 +22,7 @@ fn program(w: &Workload) -> Option<warpsim_isa::Program> {
 
 /// Executed warp instructions per SASS instruction, from a functional SASS run.
 fn executed(w: &Workload) -> Option<Vec<u64>> {
-    let o = warpsim_sim::launch::run_functional_with(w, 132, program(w)?).ok()?;
+    let o = warpsim_sim::launch::run_functional_with(w, 132, vec![program(w)?]).ok()?;
     o.check.passed().then_some(o.functional?.executed)
 }
 

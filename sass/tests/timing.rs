@@ -16,7 +16,7 @@ fn lowered(name: &str) -> (Workload, Program) {
 
 /// Cycles and warp instructions of a timed run of `prog`.
 fn timed(w: &Workload, cfg: &ArchConfig, prog: Program) -> (u64, u64) {
-    let o = warpsim_sim::launch::run_timed_with(w, cfg, 1, &Limits::default(), prog).unwrap();
+    let o = warpsim_sim::launch::run_timed_with(w, cfg, 1, &Limits::default(), vec![prog]).unwrap();
     assert!(o.check.passed(), "{}: {}", w.manifest.name, o.check);
     let t = o.timing.unwrap();
     (t.cycles, t.warp_instructions)

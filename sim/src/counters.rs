@@ -7,6 +7,15 @@
 //! rather than a silent 0. Warp states are the [`Stall`] enum, the index of the per-SM stall
 //! cycle counters. `warpsim metrics` lists both; `validate/collect.sh` collects every name here
 //! (a test in `warpsim-validate` checks it).
+//!
+//! A sequence of launches (a multi-launch workload) combines its launches' counters by one rule,
+//! [`combine_launches`], used both for the simulator's counters and for ncu's of the same
+//! launches (`validate merge`): sums, maxima over SMs and means over SMs add up launch after
+//! launch (the launches run one after another); ratios are recomputed from the sums, each
+//! launch's ratio weighted by its denominator ([`ratio_weight`]); launch properties (registers,
+//! occupancy limits) take the largest launch's.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -96,6 +105,55 @@ impl Counter {
     pub fn from_name(name: &str) -> Option<Counter> {
         Counter::ALL.iter().copied().find(|c| c.name() == name)
     }
+}
+
+/// L2 sector lookups, hits and misses (ncu's name): what the L2 hit rate is a ratio of. Not a
+/// registered counter (the model's own lookups are [`crate::engine::TimingResult::l2_lookups`]),
+/// but ncu collects it (`validate/collect.sh`).
+pub const L2_LOOKUPS: &str = "lts__t_sectors.sum";
+
+/// The metric whose value weights a ratio metric `name` when launches are combined: its
+/// denominator, or a fixed multiple of it (warps active per cycle and IPC are per active SM
+/// cycle, a hit rate per lookup, a stall ratio per issued instruction); `None` for a metric
+/// that is not a ratio. Ratios nothing here knows are weighted by the launch's cycles.
+pub fn ratio_weight(name: &str) -> Option<&'static str> {
+    match Counter::from_name(name) {
+        Some(Counter::WarpsActivePct | Counter::IpcActive) => Some(Counter::SmCyclesActive.name()),
+        Some(Counter::L2SectorHitRate) => Some(L2_LOOKUPS),
+        Some(Counter::L1SectorHitRate) => Some(Counter::L1SectorsGlobalLd.name()),
+        Some(c) => (c.agg() == Agg::Ratio).then_some(Counter::CyclesElapsed.name()),
+        None if name.ends_with(".ratio") => Some(Counter::InstExecuted.name()),
+        None if name.starts_with("launch__") || [".sum", ".max", ".avg"].iter().any(|s| name.ends_with(s)) => None,
+        None => Some(Counter::CyclesElapsed.name()),
+    }
+}
+
+/// The counters of a sequence of launches, from each launch's (metric name → value) in order:
+/// see the module doc. A metric missing from a launch counts as 0 there (as a weight too); a
+/// ratio whose weights are all 0 is the launches' mean.
+pub fn combine_launches<'a>(launches: impl IntoIterator<Item = &'a BTreeMap<String, f64>>) -> BTreeMap<String, f64> {
+    let launches: Vec<&BTreeMap<String, f64>> = launches.into_iter().collect();
+    let names: std::collections::BTreeSet<&String> = launches.iter().flat_map(|m| m.keys()).collect();
+    let value = |m: &BTreeMap<String, f64>, k: &str| m.get(k).copied().unwrap_or(0.0);
+    names
+        .into_iter()
+        .map(|name| {
+            let values = launches.iter().map(|m| value(m, name));
+            let v = if Counter::from_name(name).map_or(name.starts_with("launch__"), |c| c.agg() == Agg::Launch) {
+                values.fold(f64::MIN, f64::max)
+            } else if let Some(w) = ratio_weight(name) {
+                let total: f64 = launches.iter().map(|m| value(m, w)).sum();
+                if total > 0.0 {
+                    launches.iter().map(|m| value(m, name) * value(m, w)).sum::<f64>() / total
+                } else {
+                    values.sum::<f64>() / launches.len() as f64
+                }
+            } else {
+                values.sum()
+            };
+            (name.clone(), v)
+        })
+        .collect()
 }
 
 /// A warp state (Nsight Compute's stall reasons): the index of the per-SM stall-cycle counters.
@@ -195,6 +253,31 @@ pub fn metric_infos() -> Vec<MetricInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn map(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
+
+    /// Three launches: sums and cycles add, the hit rate is hits over lookups of all three (not
+    /// the mean of the rates), registers the largest, a stall ratio per issued instruction.
+    #[test]
+    fn launches_combine_sums_and_recompute_ratios() {
+        let hit = Counter::L2SectorHitRate.name();
+        let stall = Stall::Barrier.ncu_metric();
+        let a = map(&[("gpc__cycles_elapsed.max", 100.0), ("dram__bytes_read.sum", 10.0), (hit, 50.0), (L2_LOOKUPS, 100.0), ("launch__registers_per_thread", 32.0), ("smsp__inst_executed.sum", 10.0), (&stall, 1.0)]);
+        let b = map(&[("gpc__cycles_elapsed.max", 200.0), ("dram__bytes_read.sum", 20.0), (hit, 100.0), (L2_LOOKUPS, 300.0), ("launch__registers_per_thread", 40.0), ("smsp__inst_executed.sum", 30.0), (&stall, 3.0)]);
+        let c = map(&[("gpc__cycles_elapsed.max", 300.0), ("dram__bytes_read.sum", 30.0), (hit, 0.0), (L2_LOOKUPS, 0.0), ("launch__registers_per_thread", 16.0), ("smsp__inst_executed.sum", 0.0), (&stall, 9.0)]);
+        let m = combine_launches([&a, &b, &c]);
+        assert_eq!(m["gpc__cycles_elapsed.max"], 600.0);
+        assert_eq!(m["dram__bytes_read.sum"], 60.0);
+        assert_eq!(m[L2_LOOKUPS], 400.0);
+        assert_eq!(m[hit], (50.0 + 300.0) / 400.0 * 100.0);
+        assert_eq!(m["launch__registers_per_thread"], 40.0);
+        assert_eq!(m[&stall], (10.0 + 90.0) / 40.0);
+        assert_eq!(combine_launches([&a]), a, "one launch is itself");
+        let zero = map(&[(hit, 10.0)]);
+        assert_eq!(combine_launches([&zero, &map(&[(hit, 30.0)])])[hit], 20.0, "no weights: the mean");
+    }
 
     #[test]
     fn names_are_unique_and_documented() {

@@ -62,9 +62,61 @@ pub struct TimingResult {
     pub occupancy_ctas_per_sm: u32,
     pub occupancy_limiter: String,
     pub sim_seconds: f64,
+    /// Warp-cycles over all warp states (what `stalls` are fractions of).
+    pub stall_cycles: u64,
+    /// L2 sector lookups, hits and misses (what the hit rate is over).
+    pub l2_lookups: u64,
 }
 
 impl TimingResult {
+    /// A sequence of launches run one after another as one result: cycles, instructions,
+    /// host seconds and CTA lists (each launch's spans shifted by the cycles before it) add up;
+    /// counters combine by [`crate::counters::combine_launches`]; warp-state fractions are of
+    /// all launches' warp-cycles; occupancy is the first launch's. One launch is itself.
+    pub fn sequence<'a>(launches: impl IntoIterator<Item = &'a TimingResult>) -> TimingResult {
+        let launches: Vec<&TimingResult> = launches.into_iter().collect();
+        if let [one] = launches.as_slice() {
+            return (*one).clone();
+        }
+        let with_lookups: Vec<BTreeMap<String, f64>> = launches
+            .iter()
+            .map(|r| {
+                let mut c = r.counters.clone();
+                c.insert(crate::counters::L2_LOOKUPS.to_string(), r.l2_lookups as f64);
+                c
+            })
+            .collect();
+        let mut counters = crate::counters::combine_launches(&with_lookups);
+        counters.remove(crate::counters::L2_LOOKUPS);
+        let stall_cycles: u64 = launches.iter().map(|r| r.stall_cycles).sum();
+        let stalls = Stall::ALL
+            .iter()
+            .map(|s| {
+                let cycles: f64 = launches.iter().map(|r| r.stalls.iter().find(|(n, _)| n == s.name()).map_or(0.0, |x| x.1) * r.stall_cycles as f64).sum();
+                (s.name().to_string(), if stall_cycles > 0 { cycles / stall_cycles as f64 } else { 0.0 })
+            })
+            .collect();
+        let mut ctas = Vec::new();
+        let mut before = 0;
+        for r in &launches {
+            ctas.extend(r.ctas.iter().map(|c| CtaSpan { start: c.start + before, end: c.end + before, ..*c }));
+            before += r.cycles;
+        }
+        let first = launches.first();
+        TimingResult {
+            cycles: before,
+            counters,
+            stalls,
+            warp_instructions: launches.iter().map(|r| r.warp_instructions).sum(),
+            ctas,
+            occupancy_ctas_per_sm: first.map_or(0, |r| r.occupancy_ctas_per_sm),
+            occupancy_limiter: first.map_or_else(String::new, |r| r.occupancy_limiter.clone()),
+            sim_seconds: launches.iter().map(|r| r.sim_seconds).sum(),
+            stall_cycles,
+            l2_lookups: launches.iter().map(|r| r.l2_lookups).sum(),
+        }
+    }
+
     /// A counter's value (0 when the run did not produce it, which a registered counter always is).
     pub fn get(&self, c: Counter) -> f64 {
         self.counters.get(c.name()).copied().unwrap_or(0.0)
@@ -376,6 +428,8 @@ fn result(
         occupancy_ctas_per_sm: occ.ctas_per_sm,
         occupancy_limiter: occ.limiter.to_string(),
         sim_seconds: secs,
+        stall_cycles: total_stall,
+        l2_lookups: lts,
     }
 }
 

@@ -1,6 +1,11 @@
 //! A workload on the simulator: the PTX lowered, buffers allocated and filled with the
-//! workload's generated inputs, kernel parameters packed by the program's parameter layout, the
-//! kernel run (functionally or in time), outputs read back and checked against the reference.
+//! workload's generated inputs, each launch's parameters packed by its program's parameter
+//! layout, the launch sequence run (functionally or in time) on the one device memory, outputs
+//! read back and checked against the reference.
+//!
+//! A sequence is what `warpsim exec` runs for a program (`crate::Gpu::kernel_sharing`, the
+//! module's variables placed once): launch after launch, each `repeat` times, a `swap` exchanging
+//! two buffers' addresses after each repetition; a single-launch workload is a sequence of one.
 //!
 //! Host memory stays near one copy of the inputs plus what the kernel writes: dense inputs are
 //! lent to the device memory ([`crate::memory::DeviceMemory::back`]) rather than copied, only
@@ -18,7 +23,7 @@ use crate::engine::{self, RunOptions, TimingResult};
 use crate::fault::Fault;
 use crate::functional::{self, FunctionalStats};
 use crate::gpu::Gpu;
-use crate::kernel::{Kernel, LaunchDims};
+use crate::kernel::{Kernel, LaunchDims, Placed};
 use crate::watchdog::Limits;
 
 /// Why a workload could not run.
@@ -42,16 +47,28 @@ impl From<Fault> for RunError {
     }
 }
 
+/// One launch of a workload's sequence, ready to run.
+pub struct PreparedLaunch {
+    pub prog: Arc<Program>,
+    pub dims: LaunchDims,
+    /// The manifest's arguments, packed at each run against the buffers' addresses then.
+    pub args: Vec<Arg>,
+    /// Registers per thread the SM allocates ([`allocated_registers`]).
+    pub regs_per_thread: u32,
+    pub spills: warpsim_workloads::Spills,
+}
+
 /// A workload placed in a fresh device.
 pub struct Prepared {
     pub gpu: Gpu,
-    pub prog: Arc<Program>,
-    pub dims: LaunchDims,
-    pub params: Vec<u8>,
-    /// (name, device address, bytes) of every buffer, in manifest order.
+    /// One per launch of the sequence, in manifest order.
+    pub launches: Vec<PreparedLaunch>,
+    /// (name, device address, bytes) of every buffer, in manifest order. A launch's `swap`
+    /// exchanges two addresses here after each repetition, so a name always gives the memory it
+    /// refers to now (after a run: at the end of the sequence).
     pub buffers: Vec<(String, u64, u64)>,
-    /// Registers per thread the SM allocates ([`allocated_registers`]).
-    pub regs_per_thread: u32,
+    /// The module's variables, placed once for all its launches.
+    placed: Placed,
 }
 
 /// Registers per thread the SM allocates for the launch: the figure the launch carries (the
@@ -67,10 +84,20 @@ pub fn allocated_registers(l: &warpsim_workloads::Launch, prog: &Program) -> u32
     regs
 }
 
-/// The registers per thread a run of `w` will be given ([`allocated_registers`]), lowering the
-/// PTX only when the launch carries no figure.
-pub fn registers_of(w: &Workload) -> Result<u32, RunError> {
-    allocate(&w.launch, || Ok(warpsim_isa::liveness::estimate_registers(&entry_program(w)?)))
+/// The registers per thread each launch of `w` will be given ([`allocated_registers`]), lowering
+/// the PTX only when a launch carries no figure.
+pub fn registers_of(w: &Workload) -> Result<Vec<u32>, RunError> {
+    let mut progs = None;
+    let mut regs = Vec::with_capacity(w.launches.len());
+    for (i, l) in w.launches.iter().enumerate() {
+        regs.push(allocate(l, || {
+            if progs.is_none() {
+                progs = Some(entry_programs(w)?);
+            }
+            Ok::<_, RunError>(warpsim_isa::liveness::estimate_registers(&progs.as_ref().expect("lowered above")[i]))
+        })?);
+    }
+    Ok(regs)
 }
 
 /// [`allocated_registers`]'s rule, with the estimate asked for only when the launch has no figure.
@@ -126,26 +153,32 @@ fn ptx_check(text: &str, file: &str) -> Result<(), String> {
     warpsim_isa::load(text, file).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// The workload's kernel, lowered.
-fn entry_program(w: &Workload) -> Result<Program, RunError> {
+/// The kernel of each launch of the workload, lowered (the module once).
+pub fn entry_programs(w: &Workload) -> Result<Vec<Program>, RunError> {
     let file = w.ptx_path.display().to_string();
     let progs = warpsim_isa::load(&w.ptx, &file)?;
-    let names: Vec<String> = progs.iter().map(|p| p.name.clone()).collect();
-    progs.into_iter().find(|p| p.name == w.manifest.entry).ok_or_else(|| RunError::NoEntry {
-        file,
-        entry: w.manifest.entry.clone(),
-        available: names.join(", "),
-    })
+    w.manifest
+        .launches
+        .iter()
+        .map(|l| {
+            progs.iter().find(|p| p.name == l.entry).cloned().ok_or_else(|| RunError::NoEntry {
+                file: file.clone(),
+                entry: l.entry.clone(),
+                available: progs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+            })
+        })
+        .collect()
 }
 
-/// Lowers the workload's kernel and lays out its device memory and parameters on `gpu`.
+/// Lowers the workload's kernels and lays out its device memory on `gpu`.
 pub fn prepare(w: &Workload, gpu: Gpu) -> Result<Prepared, RunError> {
-    prepare_with(w, gpu, entry_program(w)?)
+    prepare_with(w, gpu, entry_programs(w)?)
 }
 
-/// [`prepare`] with the program given: the workload's kernel lowered some other way (from the
-/// SASS ptxas made of it, `warpsim-sass`), whose parameter symbols say where each argument goes.
-pub fn prepare_with(w: &Workload, mut gpu: Gpu, prog: Program) -> Result<Prepared, RunError> {
+/// [`prepare`] with the programs given, one per launch: the kernels lowered some other way (from
+/// the SASS ptxas made of them, `warpsim-sass`), whose parameter symbols say where each argument
+/// goes.
+pub fn prepare_with(w: &Workload, mut gpu: Gpu, progs: Vec<Program>) -> Result<Prepared, RunError> {
     let mut buffers = Vec::new();
     for (spec, data) in w.manifest.buffers.iter().zip(&w.inputs) {
         let addr = gpu.mem.alloc(&spec.name, spec.bytes(), 256);
@@ -156,38 +189,24 @@ pub fn prepare_with(w: &Workload, mut gpu: Gpu, prog: Program) -> Result<Prepare
         buffers.push((spec.name.clone(), addr, spec.bytes()));
     }
     let bad = |message: String| RunError::Args { workload: w.manifest.name.clone(), message };
-    if w.manifest.args.len() != prog.params.len() {
-        return Err(bad(format!("{} arguments for {} kernel parameters", w.manifest.args.len(), prog.params.len())));
+    if progs.len() != w.launches.len() {
+        return Err(bad(format!("{} programs for {} launches", progs.len(), w.launches.len())));
     }
-    let mut params = vec![0u8; prog.param_bytes as usize];
-    for (i, (arg, &sym)) in w.manifest.args.iter().zip(&prog.params).enumerate() {
-        let s = &prog.symbols[sym as usize];
-        let (off, size) = (s.offset as usize, s.size as usize);
-        let slot = &mut params[off..off + size];
-        match arg {
-            Arg::Buffer { index } => {
-                let addr = buffers.get(*index).map(|b| b.1).ok_or_else(|| bad(format!("argument {i} names buffer {index}")))?;
-                let n = size.min(8);
-                slot[..n].copy_from_slice(&addr.to_le_bytes()[..n]);
-            }
-            Arg::Scalar { bits, .. } => {
-                let n = size.min(8);
-                slot[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
-            }
-            Arg::TensorMap(t) => {
-                let base = buffers.get(t.buffer).map(|b| b.1).ok_or_else(|| bad(format!("argument {i}: tensor map names buffer {}", t.buffer)))?;
-                let bytes = encode_tensor_map(t, base).map_err(|e| bad(format!("argument {i}: {e}")))?;
-                if size < 128 {
-                    return Err(bad(format!("argument {i}: a tensor map needs a 128-byte parameter, the kernel's has {size}")));
-                }
-                slot[..128].copy_from_slice(&bytes);
-            }
+    let mut launches = Vec::with_capacity(progs.len());
+    for ((spec, l), prog) in w.sequence().zip(progs) {
+        if spec.args.len() != prog.params.len() {
+            return Err(bad(format!("`{}`: {} arguments for {} kernel parameters", spec.entry, spec.args.len(), prog.params.len())));
         }
+        let dims = LaunchDims { grid: l.grid, block: l.block, cluster: l.cluster, dynamic_smem: l.dynamic_smem };
+        let regs_per_thread = allocated_registers(l, &prog);
+        // A machine-code program's spill code is in its instructions: the compiler's figures add nothing.
+        let spills = if prog.is_machine_code() { warpsim_workloads::Spills::default() } else { l.spills };
+        launches.push(PreparedLaunch { prog: Arc::new(prog), dims, args: spec.args.clone(), regs_per_thread, spills });
     }
-    let l = &w.launch;
-    let dims = LaunchDims { grid: l.grid, block: l.block, cluster: l.cluster, dynamic_smem: l.dynamic_smem };
-    let regs_per_thread = allocated_registers(l, &prog);
-    Ok(Prepared { gpu, prog: Arc::new(prog), dims, params, buffers, regs_per_thread })
+    let p = Prepared { gpu, launches, buffers, placed: Placed::new() };
+    // Arguments that cannot be packed fail here, before anything runs.
+    (0..p.launches.len()).try_for_each(|i| p.params(i).map(drop).map_err(bad))?;
+    Ok(p)
 }
 
 /// The simulator's 128-byte encoding of a manifest's tensor map over a buffer at `base`.
@@ -234,13 +253,70 @@ pub fn encode_tensor_map(t: &warpsim_workloads::TensorMap, base: u64) -> Result<
 }
 
 impl Prepared {
-    /// Buffer `i`'s contents (manifest order), `None` past the last.
+    /// Buffer `i`'s contents now (manifest order), `None` past the last.
     pub fn read_buffer(&self, i: usize) -> Option<Vec<u8>> {
         self.buffers.get(i).map(|(_, a, b)| self.gpu.download(*a, *b))
     }
 
-    pub fn kernel(&mut self) -> Result<Kernel, Fault> {
-        self.gpu.kernel(Arc::clone(&self.prog), self.dims, self.params.clone())
+    /// Launch `i`'s parameter bytes, packed by its program's parameter layout against the
+    /// buffers' addresses now.
+    pub fn params(&self, i: usize) -> Result<Vec<u8>, String> {
+        let l = &self.launches[i];
+        let prog = &l.prog;
+        let mut params = vec![0u8; prog.param_bytes as usize];
+        for (a, (arg, &sym)) in l.args.iter().zip(&prog.params).enumerate() {
+            let s = &prog.symbols[sym as usize];
+            let (off, size) = (s.offset as usize, s.size as usize);
+            let slot = &mut params[off..off + size];
+            match arg {
+                Arg::Buffer { index } => {
+                    let addr = self.buffers.get(*index).map(|b| b.1).ok_or_else(|| format!("argument {a} names buffer {index}"))?;
+                    let n = size.min(8);
+                    slot[..n].copy_from_slice(&addr.to_le_bytes()[..n]);
+                }
+                Arg::Scalar { bits, .. } => {
+                    let n = size.min(8);
+                    slot[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
+                }
+                Arg::TensorMap(t) => {
+                    let base = self.buffers.get(t.buffer).map(|b| b.1).ok_or_else(|| format!("argument {a}: tensor map names buffer {}", t.buffer))?;
+                    let bytes = encode_tensor_map(t, base).map_err(|e| format!("argument {a}: {e}"))?;
+                    if size < 128 {
+                        return Err(format!("argument {a}: a tensor map needs a 128-byte parameter, the kernel's has {size}"));
+                    }
+                    slot[..128].copy_from_slice(&bytes);
+                }
+            }
+        }
+        Ok(params)
+    }
+
+    /// Launch `i`'s kernel, its module's variables shared with the other launches.
+    pub fn kernel(&mut self, i: usize) -> Result<Kernel, RunError> {
+        let params = self.params(i).map_err(|message| RunError::Args { workload: self.launches[i].prog.name.clone(), message })?;
+        let l = &self.launches[i];
+        Ok(self.gpu.kernel_sharing(Arc::clone(&l.prog), l.dims, params, &mut self.placed)?)
+    }
+
+    /// Runs the sequence ([`warpsim_workloads::Manifest::schedule`]): before each kernel the
+    /// buffers' addresses are those its names refer to then, and after the last they stay so;
+    /// `each` runs one kernel (the launch, its kernel) on the device memory.
+    fn run_sequence<T>(
+        &mut self,
+        w: &Workload,
+        mut each: impl FnMut(&mut crate::memory::DeviceMemory, &PreparedLaunch, Kernel) -> Result<T, RunError>,
+    ) -> Result<Vec<(usize, T)>, RunError> {
+        let (runs, last) = w.manifest.schedule();
+        let base: Vec<u64> = self.buffers.iter().map(|b| b.1).collect();
+        let point = |buffers: &mut [(String, u64, u64)], map: &[usize]| buffers.iter_mut().zip(map).for_each(|(b, &j)| b.1 = base[j]);
+        let mut out = Vec::with_capacity(runs.len());
+        for (i, map) in &runs {
+            point(&mut self.buffers, map);
+            let k = self.kernel(*i)?;
+            out.push((*i, each(&mut self.gpu.mem, &self.launches[*i], k)?));
+        }
+        point(&mut self.buffers, &last);
+        Ok(out)
     }
 }
 
@@ -251,8 +327,16 @@ pub struct Outcome {
     /// The device after the run (every buffer's contents: [`Outcome::write_buffer`]).
     pub device: Prepared,
     pub check: CheckReport,
+    /// The whole sequence's, summed over its launches ([`FunctionalStats::executed`] over the
+    /// launches of the first launch's kernel: instruction indices are a program's own).
     pub functional: Option<FunctionalStats>,
+    /// The whole sequence's ([`TimingResult::sequence`]): cycles and counters summed over its
+    /// launches, ratios recomputed from the sums.
     pub timing: Option<TimingResult>,
+    /// One per kernel launch run, in order (repetitions included): the launch's index in the
+    /// manifest and its own timing. Empty for functional runs.
+    pub launches: Vec<(usize, TimingResult)>,
+    /// The most registers per thread any launch allocates (a single launch's own).
     pub regs_per_thread: u32,
     pub seconds: f64,
 }
@@ -291,17 +375,13 @@ fn finish(w: &Workload, p: &Prepared) -> (Vec<(String, Vec<u8>)>, CheckReport) {
 /// Runs the workload functionally (no timing), under the watchdog's default limits.
 pub fn run_functional(w: &Workload, nsm: u32) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, Gpu::new(nsm))?;
-    let k = p.kernel()?;
-    functional_outcome(w, p, k, &Limits::default(), t)
+    functional_outcome(w, prepare(w, Gpu::new(nsm))?, None, &Limits::default(), t)
 }
 
-/// [`run_functional`] of the workload's kernel as `prog` (see [`prepare_with`]).
-pub fn run_functional_with(w: &Workload, nsm: u32, prog: Program) -> Result<Outcome, RunError> {
+/// [`run_functional`] of the workload's kernels as `progs` (see [`prepare_with`]).
+pub fn run_functional_with(w: &Workload, nsm: u32, progs: Vec<Program>) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare_with(w, Gpu::new(nsm), prog)?;
-    let k = p.kernel()?;
-    functional_outcome(w, p, k, &Limits::default(), t)
+    functional_outcome(w, prepare_with(w, Gpu::new(nsm), progs)?, None, &Limits::default(), t)
 }
 
 /// Runs the workload functionally on a GPU of `cfg`'s shape (its SM count, and its launch
@@ -309,27 +389,41 @@ pub fn run_functional_with(w: &Workload, nsm: u32, prog: Program) -> Result<Outc
 /// `limits` (the clock is warp instructions).
 pub fn run_functional_within(w: &Workload, cfg: &ArchConfig, limits: &Limits) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare(w, Gpu::of(cfg))?;
-    let k = p.kernel()?;
-    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
-        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
-    functional_outcome(w, p, k, limits, t)
+    functional_outcome(w, prepare(w, Gpu::of(cfg))?, Some(cfg), limits, t)
 }
 
-fn functional_outcome(w: &Workload, mut p: Prepared, k: Kernel, limits: &Limits, t: Instant) -> Result<Outcome, RunError> {
-    let stats = functional::run(&k, &mut p.gpu.mem, limits)?;
-    let (outputs, check) = finish(w, &p);
-    Ok(Outcome { outputs, check, functional: Some(stats), timing: None, regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
-}
-
-/// [`run_functional_within`] of the workload's kernel as `prog` (see [`prepare_with`]).
-pub fn run_functional_program(w: &Workload, cfg: &ArchConfig, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
+/// [`run_functional_within`] of the workload's kernels as `progs` (see [`prepare_with`]).
+pub fn run_functional_program(w: &Workload, cfg: &ArchConfig, limits: &Limits, progs: Vec<Program>) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    let mut p = prepare_with(w, Gpu::of(cfg), prog)?;
-    let k = p.kernel()?;
-    crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes)
-        .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
-    functional_outcome(w, p, k, limits, t)
+    functional_outcome(w, prepare_with(w, Gpu::of(cfg), progs)?, Some(cfg), limits, t)
+}
+
+/// Runs the sequence functionally; with `cfg`, each launch is first held to its launch limits.
+fn functional_outcome(w: &Workload, mut p: Prepared, cfg: Option<&ArchConfig>, limits: &Limits, t: Instant) -> Result<Outcome, RunError> {
+    let runs = p.run_sequence(w, |mem, l, k| {
+        if let Some(cfg) = cfg {
+            crate::occupancy::occupancy(cfg, k.dims.threads_per_cta(), l.regs_per_thread, k.smem_bytes)
+                .map_err(|m| Fault::global(&k.prog.name, crate::FaultKind::BadLaunch(m)))?;
+        }
+        Ok(functional::run(&k, mem, limits)?)
+    })?;
+    let mut stats = FunctionalStats::default();
+    for (i, s) in runs {
+        stats.warp_instructions += s.warp_instructions;
+        stats.ctas += s.ctas;
+        stats.warps += s.warps;
+        if p.launches[i].prog.name == p.launches[0].prog.name {
+            stats.executed.resize(s.executed.len().max(stats.executed.len()), 0);
+            stats.executed.iter_mut().zip(&s.executed).for_each(|(a, b)| *a += b);
+        }
+    }
+    let (outputs, check) = finish(w, &p);
+    let regs_per_thread = max_registers(&p);
+    Ok(Outcome { outputs, check, functional: Some(stats), timing: None, launches: Vec::new(), regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
+}
+
+fn max_registers(p: &Prepared) -> u32 {
+    p.launches.iter().map(|l| l.regs_per_thread).max().unwrap_or(0)
 }
 
 /// Runs the workload in time on `cfg`, under the watchdog's default limits.
@@ -343,21 +437,27 @@ pub fn run_timed_within(w: &Workload, cfg: &ArchConfig, threads: usize, limits: 
     timed(w, cfg, threads, limits, prepare(w, Gpu::of(cfg))?, t)
 }
 
-/// [`run_timed_within`] of the workload's kernel as `prog` (see [`prepare_with`]). A machine-code
-/// program's spill code is in its instructions, so the compiler's spill figures add nothing.
-pub fn run_timed_with(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, prog: Program) -> Result<Outcome, RunError> {
+/// [`run_timed_within`] of the workload's kernels as `progs` (see [`prepare_with`]).
+pub fn run_timed_with(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, progs: Vec<Program>) -> Result<Outcome, RunError> {
     let t = Instant::now();
-    timed(w, cfg, threads, limits, prepare_with(w, Gpu::of(cfg), prog)?, t)
+    timed(w, cfg, threads, limits, prepare_with(w, Gpu::of(cfg), progs)?, t)
 }
 
+/// Runs the sequence in time: each launch as a single launch is timed (launch overhead
+/// included), one after another on the same device memory; `limits` hold for each launch.
 fn timed(w: &Workload, cfg: &ArchConfig, threads: usize, limits: &Limits, mut p: Prepared, t: Instant) -> Result<Outcome, RunError> {
-    crate::features::check(&p.prog, cfg).map_err(RunError::Feature)?;
-    let k = p.kernel()?;
-    let spills = if p.prog.is_machine_code() { warpsim_workloads::Spills::default() } else { w.launch.spills };
-    let opts = RunOptions { threads, regs_per_thread: p.regs_per_thread, spills, limits: *limits };
-    let r = engine::run(Arc::new(cfg.clone()), Arc::new(k), &mut p.gpu.mem, &opts)?;
+    for l in &p.launches {
+        crate::features::check(&l.prog, cfg).map_err(RunError::Feature)?;
+    }
+    let cfg = Arc::new(cfg.clone());
+    let launches = p.run_sequence(w, |mem, l, k| {
+        let opts = RunOptions { threads, regs_per_thread: l.regs_per_thread, spills: l.spills, limits: *limits };
+        Ok(engine::run(Arc::clone(&cfg), Arc::new(k), mem, &opts)?)
+    })?;
+    let total = TimingResult::sequence(launches.iter().map(|(_, r)| r));
     let (outputs, check) = finish(w, &p);
-    Ok(Outcome { outputs, check, functional: None, timing: Some(r), regs_per_thread: p.regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
+    let regs_per_thread = max_registers(&p);
+    Ok(Outcome { outputs, check, functional: None, timing: Some(total), launches, regs_per_thread, seconds: t.elapsed().as_secs_f64(), device: p })
 }
 
 /// One workload's simulation speed.
@@ -370,8 +470,9 @@ pub struct BenchRow {
 }
 
 /// Simulates each workload in time and measures simulation speed (warp instructions per second).
-/// `code` gives the program to simulate a workload with (`None`: its PTX): the binary's `--isa`.
-pub fn bench(names: &[&str], cfg: &ArchConfig, threads: usize, code: &dyn Fn(&mut Workload) -> Option<Program>) -> Result<Vec<BenchRow>, RunError> {
+/// `code` gives the programs to simulate a workload with, one per launch (`None`: its PTX): the
+/// binary's `--isa`.
+pub fn bench(names: &[&str], cfg: &ArchConfig, threads: usize, code: &dyn Fn(&mut Workload) -> Option<Vec<Program>>) -> Result<Vec<BenchRow>, RunError> {
     let mut rows = Vec::new();
     for name in names {
         let mut w = Workload::bundled(name).map_err(|e| RunError::Args { workload: name.to_string(), message: e.to_string() })?;

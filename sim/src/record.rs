@@ -28,7 +28,19 @@ pub struct OccupancyRecord {
     pub limiter: String,
 }
 
-/// One timed run of a workload on a configuration.
+/// One kernel launch of a workload's launch sequence (each repetition its own).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchRun {
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub registers_per_thread: u32,
+    pub cycles: u64,
+    pub time_us: f64,
+}
+
+/// One timed run of a workload on a configuration: a multi-launch workload's totals (cycles and
+/// counters of the whole sequence), the first launch's shape, every launch in `launches`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub workload: String,
@@ -59,11 +71,14 @@ pub struct RunRecord {
     pub occupancy: OccupancyRecord,
     /// The output check's status (`Pass`, `Fail`, `NotChecked`).
     pub check: String,
+    /// Every launch of the sequence (empty in records written before sequences existed).
+    #[serde(default)]
+    pub launches: Vec<LaunchRun>,
 }
 
 impl RunRecord {
     pub fn new(w: &Workload, cfg: &ArchConfig, o: &Outcome, t: &TimingResult) -> RunRecord {
-        let l = &w.launch;
+        let l = w.launch();
         RunRecord {
             workload: w.manifest.name.clone(),
             arch: cfg.name.clone(),
@@ -89,6 +104,18 @@ impl RunRecord {
             sim_seconds: o.seconds,
             occupancy: OccupancyRecord { ctas_per_sm: t.occupancy_ctas_per_sm, limiter: t.occupancy_limiter.clone() },
             check: format!("{:?}", o.check.status),
+            launches: o
+                .launches
+                .iter()
+                .map(|(i, r)| LaunchRun {
+                    entry: w.manifest.launches[*i].entry.clone(),
+                    grid: w.launches[*i].grid,
+                    block: w.launches[*i].block,
+                    registers_per_thread: o.device.launches[*i].regs_per_thread,
+                    cycles: r.cycles,
+                    time_us: gpu_time_us(r.cycles, cfg.clock.sm_mhz),
+                })
+                .collect(),
         }
     }
 }

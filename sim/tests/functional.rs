@@ -173,7 +173,7 @@ fn launches_past_the_limits_are_refused_before_allocation() {
     assert!(e.to_string().contains("4294967295 bytes of local memory per thread exceed the 524288"), "{e}");
 
     let mut w = warpsim_workloads::Workload::bundled("vector_add").unwrap();
-    w.launch.dynamic_smem = 100_000;
+    w.launches[0].dynamic_smem = 100_000;
     let volta = warpsim_sim::presets::preset("volta-gv100").unwrap();
     let e = warpsim_sim::launch::run_functional_within(&w, &volta, &Default::default()).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("invalid launch: 100000 bytes of shared memory per block exceed the 96 KiB a block may use on volta-gv100"), "{e}");

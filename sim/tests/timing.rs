@@ -245,7 +245,7 @@ fn spill_code_costs_instructions_l2_writes_and_time() {
     let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
     let mut w = warpsim_workloads::Workload::bundled("occ_regs_capped").unwrap();
     let plain = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
-    w.launch.spills = warpsim_workloads::Spills { store_bytes: 716, load_bytes: 744, stack_bytes: 440 };
+    w.launches[0].spills = warpsim_workloads::Spills { store_bytes: 716, load_bytes: 744, stack_bytes: 440 };
     let spilled = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
     assert!(spilled.check.passed(), "{}", spilled.check);
     let (a, b) = (plain.timing.unwrap(), spilled.timing.unwrap());
@@ -273,5 +273,27 @@ fn miss_slots_bound_the_misses_in_flight() {
     for (name, r) in [("l1.mshrs = 2", &l1), ("l2.mshrs_per_slice = 2", &l2)] {
         assert_eq!(r.counters["dram__bytes_read.sum"], free.counters["dram__bytes_read.sum"], "{name}");
         assert!(r.cycles > free.cycles * 5 / 4, "{name}: {} vs {}", r.cycles, free.cycles);
+    }
+}
+
+/// A launch sequence on one device: its cycles are its launches' sums, the reduction's second
+/// pass reads what the first wrote (the check passes), and the result is the same on any
+/// number of threads.
+#[test]
+fn launch_sequences_sum_their_launches_deterministically() {
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    for name in ["reduce_two_pass", "jacobi_pingpong"] {
+        let w = warpsim_workloads::Workload::bundled(name).unwrap();
+        let one = warpsim_sim::launch::run_timed(&w, &cfg, 1).unwrap();
+        let four = warpsim_sim::launch::run_timed(&w, &cfg, 4).unwrap();
+        assert!(one.check.passed(), "{name}: {}", one.check);
+        let (t1, t4) = (one.timing.unwrap(), four.timing.unwrap());
+        assert_eq!((t1.cycles, &t1.counters, &t1.stalls), (t4.cycles, &t4.counters, &t4.stalls), "{name}: thread count changed the result");
+        assert_eq!(one.launches.len() as u64, w.manifest.schedule().0.len() as u64);
+        let sum: u64 = one.launches.iter().map(|(_, r)| r.cycles).sum();
+        assert_eq!(t1.cycles, sum, "{name}");
+        assert_eq!(t1.get(warpsim_sim::counters::Counter::CyclesElapsed), sum as f64, "{name}");
+        let insts: f64 = one.launches.iter().map(|(_, r)| r.get(warpsim_sim::counters::Counter::InstExecuted)).sum();
+        assert_eq!(t1.get(warpsim_sim::counters::Counter::InstExecuted), insts, "{name}");
     }
 }

@@ -132,7 +132,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// Runs one workload on one configuration; `false` when the outcome must not be cached.
-fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig, limits: &Limits, prog: Option<&warpsim_isa::Program>) -> (Measured, bool) {
+fn measure(w: &warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig, limits: &Limits, prog: Option<&Vec<warpsim_isa::Program>>) -> (Measured, bool) {
     let failed = |status: Status, message: String| Measured {
         status,
         check: String::new(),

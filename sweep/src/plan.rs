@@ -71,15 +71,18 @@ impl Point {
     }
 }
 
+/// A workload's programs, one per launch of its sequence.
+pub type Programs = Vec<Program>;
+
 /// A loaded workload with the hash of what defines it.
 pub struct Loaded {
     pub workload: Workload,
     /// When the manifest gives no registers: the workload with ptxas's figures (or left to the
     /// estimate) for each compute capability the sweep simulates.
     resolved: Vec<([u32; 2], Workload)>,
-    /// Programs given by [`Plan::use_code`] per compute capability, with the workload as they
-    /// run it and a hash of the program's machine code.
-    programs: Vec<([u32; 2], Workload, Program, [u8; 32])>,
+    /// Programs given by [`Plan::use_code`] per compute capability (one per launch), with the
+    /// workload as they run it and a hash of the programs' machine code.
+    programs: Vec<([u32; 2], Workload, Programs, [u8; 32])>,
     digest: [u8; 32],
 }
 
@@ -92,8 +95,9 @@ impl Loaded {
         self.resolved.iter().find(|(c, _)| *c == cc).map_or(&self.workload, |(_, w)| w)
     }
 
-    /// The program a run on compute capability `cc` simulates instead of the PTX, if any.
-    pub fn program_for(&self, cc: [u32; 2]) -> Option<&Program> {
+    /// The programs (one per launch) a run on compute capability `cc` simulates instead of the
+    /// PTX, if any.
+    pub fn program_for(&self, cc: [u32; 2]) -> Option<&Programs> {
         self.programs.iter().find(|p| p.0 == cc).map(|p| &p.2)
     }
 }
@@ -166,7 +170,7 @@ impl Plan {
         let mut ccs: Vec<[u32; 2]> = points.iter().map(|p| p.cfg.compute_capability).collect();
         ccs.sort_unstable();
         ccs.dedup();
-        for l in workloads.iter_mut().filter(|l| l.workload.launch.regs_source != RegsSource::Manifest) {
+        for l in workloads.iter_mut().filter(|l| l.workload.launches.iter().any(|l| l.regs_source != RegsSource::Manifest)) {
             for &cc in &ccs {
                 let mut w = l.workload.clone();
                 if let Resolution::Estimate(line) = warpsim_toolchain::resolve(&mut w, cc, Toolchain::from_env()) {
@@ -224,7 +228,7 @@ impl Plan {
     /// instead of the workloads' PTX: the binary's `--isa sass`. A workload `code` gives nothing
     /// for keeps its PTX; the header's `isa` becomes `name` when any program was given, and each
     /// run's cache key covers its program.
-    pub fn use_code(&mut self, name: &str, code: &dyn Fn(&mut Workload, [u32; 2]) -> Option<Program>) {
+    pub fn use_code(&mut self, name: &str, code: &dyn Fn(&mut Workload, [u32; 2]) -> Option<Programs>) {
         let mut ccs: Vec<[u32; 2]> = self.points.iter().map(|p| p.cfg.compute_capability).collect();
         ccs.sort_unstable();
         ccs.dedup();
@@ -233,7 +237,7 @@ impl Plan {
             for &cc in &ccs {
                 let mut w = l.for_cc(cc).clone();
                 if let Some(p) = code(&mut w, cc) {
-                    let digest = sha(&p.machine.iter().map(|m| m.as_bytes()).collect::<Vec<_>>());
+                    let digest = sha(&p.iter().flat_map(|p| &p.machine).map(|m| m.as_bytes()).collect::<Vec<_>>());
                     l.programs.push((cc, w, p, digest));
                     any = true;
                 }
@@ -268,8 +272,13 @@ impl Plan {
         let sim = simulator();
         let point = &self.points[r.point];
         let loaded = &self.workloads[r.workload];
-        let l = &loaded.for_cc(point.cfg.compute_capability).launch;
-        let resources = format!("{:?} {} {:?}", l.regs_per_thread, l.regs_source, l.spills);
+        let resources: String = loaded
+            .for_cc(point.cfg.compute_capability)
+            .launches
+            .iter()
+            .map(|l| format!("{:?} {} {:?}", l.regs_per_thread, l.regs_source, l.spills))
+            .collect::<Vec<_>>()
+            .join("; ");
         match loaded.programs.iter().find(|p| p.0 == point.cfg.compute_capability) {
             Some((_, _, _, code)) => hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes(), code])[..16]),
             None => hex(&sha(&[sim.as_bytes(), &point.digest, &loaded.digest, resources.as_bytes()])[..16]),

@@ -9,13 +9,15 @@
 //! cores, L2 and DRAM bandwidth at the SM clock); each workload sits at its simulated FLOPs (ncu's
 //! `smsp__sass_thread_inst_executed_op_*` counters, tensor-core work not included) per DRAM byte.
 //! For one run (`warpsim run --json`): the CTA timeline with occupancy, and the stall breakdown.
+//! For a whole program (`warpsim exec --report FILE.json`): every launch on the device timeline,
+//! one row per stream, labelled by demangled kernel name, and a table of the launches.
 //! This module converts and lays out; the drawing is `warpsim-reports`'.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use warpsim_reports::{
-    roofline, speedup_bars, stacked_bars, summary_page, sweep_curves, timeline, BarValue, Cell, Ceiling, Column, CtaSpan, FigureRef,
+    launch_timeline, roofline, speedup_bars, stacked_bars, summary_page, sweep_curves, timeline, BarValue, Cell, Ceiling, Column, CtaSpan, FigureRef, LaunchSpan,
     FigureSpec, Machine, Occupancy, OccupancySample, ReportError, RooflinePoint, Section, StackSegment, SummaryPaths, SweepOptions,
     SweepPoint, Table, TableOptions, Timeline, Written, MAX_SERIES,
 };
@@ -57,8 +59,8 @@ pub struct Report {
 /// Workloads per figure: lines of a sweep plot, groups of a bar chart.
 const PER_FIGURE: usize = 10;
 
-/// Makes the report of `input` — `results.csv`/`results.json` of a sweep or the JSON of
-/// `warpsim run --json` — in `dir`. A CSV takes its sweep header (title, baseline, fixed
+/// Makes the report of `input` — `results.csv`/`results.json` of a sweep, the JSON of
+/// `warpsim run --json` or the report of `warpsim exec --report` — in `dir`. A CSV takes its sweep header (title, baseline, fixed
 /// overrides) from the `results.json` beside it when there is one.
 pub fn report(input: &Path, opts: &ReportOptions, dir: &Path) -> Result<Report, ReportFailure> {
     let is_json = input.extension().is_some_and(|e| e == "json");
@@ -66,6 +68,9 @@ pub fn report(input: &Path, opts: &ReportOptions, dir: &Path) -> Result<Report, 
         let text = std::fs::read_to_string(input).map_err(|source| ResultsError::Io { path: input.into(), source })?;
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| ReportFailure::Input(format!("{}: not JSON: {e}", input.display())))?;
+        if v.get("program").is_some() {
+            return exec_report(&v, input, opts, dir);
+        }
         if v.get("rows").is_none() {
             return run_report(&v, input, opts, dir);
         }
@@ -615,6 +620,43 @@ fn run_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &P
     Ok(Report { page, figures: vec![t, s] })
 }
 
+/// A program's launches (`warpsim exec --report`): the device timeline and the launch table.
+fn exec_report(v: &serde_json::Value, input: &Path, opts: &ReportOptions, dir: &Path) -> Result<Report, ReportFailure> {
+    let r: warpsim_cudart::report::Report = serde_json::from_value(v.clone())
+        .map_err(|e| ReportFailure::Input(format!("{}: not the report of `warpsim exec --report` (from this version): {e}", input.display())))?;
+    if r.launches.is_empty() {
+        return Err(ReportFailure::Input(format!("{}: `{}` launched no kernel", input.display(), r.program)));
+    }
+    let spans: Vec<LaunchSpan> = r.launches.iter().map(|l| LaunchSpan { stream: l.stream, kernel: l.kernel.clone(), start_us: l.start_us, time_us: l.time_us }).collect();
+    let streams = spans.iter().map(|s| s.stream).max().unwrap_or(0) + 1;
+    let spec = FigureSpec::new("", Column::Double).height_in((1.2 + 0.5 * streams as f64).min(6.0)).x_label("Device time (µs)").y_label("Stream");
+    let t = launch_timeline(&spans, &spec, dir.join("figures").join("launches"))?;
+    let (time, cycles) = r.totals();
+    let mut table = Table::new(["#", "kernel", "stream", "grid", "block", "cycles", "start (µs)", "time (µs)"]);
+    for (i, l) in r.launches.iter().enumerate() {
+        table.rows.push(vec![
+            Cell::Int(i as i128),
+            l.kernel.as_str().into(),
+            Cell::Int(l.stream as i128),
+            format!("{:?}", l.grid).into(),
+            format!("{:?}", l.block).into(),
+            Cell::Int(i128::from(l.cycles)),
+            Cell::float(l.start_us, 3),
+            Cell::float(l.time_us, 3),
+        ]);
+    }
+    let text = format!("`{}` on {}: {} kernel launches, {cycles} cycles, {time:.3} µs of kernel time.", r.program, r.arch, r.launches.len());
+    let sections = vec![Section {
+        heading: "Launches".into(),
+        text,
+        figures: vec![FigureRef::new(&t, format!("Every launch on the simulated device timeline, one row per stream ({streams}; 0 is the default stream)."))],
+        tables: vec![table],
+    }];
+    let title = opts.title.clone().unwrap_or_else(|| format!("{} on {}", r.program, r.arch));
+    let page = summary_page(dir, &title, &sections, &TableOptions { thousands: true })?;
+    Ok(Report { page, figures: vec![t] })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -671,6 +713,7 @@ mod tests {
             sim_seconds: 0.0,
             occupancy: OccupancyRecord { ctas_per_sm: 2, limiter: "threads".into() },
             check: "Pass".into(),
+            launches: Vec::new(),
         };
         let samples: Vec<(u32, u64, u32)> = occupancy(&run).samples.iter().map(|s| (s.sm, s.cycle, s.active_warps)).collect();
         assert_eq!(samples, [(0, 0, 0), (0, 10, 8), (0, 20, 16), (0, 50, 0), (1, 0, 0)]);

@@ -1,4 +1,4 @@
-//! Filling a launch's compiler-decided resources before it is simulated.
+//! Filling each launch's compiler-decided resources before it is simulated.
 //!
 //! A manifest's `regs_per_thread` is kept as it is (ptxas, where present, still supplies the
 //! spill code of the same build). Otherwise ptxas is asked for the simulated target; its registers, spills and stack frame go into the launch with
@@ -39,44 +39,49 @@ pub fn target_for(ptx: &str, cc: [u32; 2]) -> String {
     }
 }
 
-/// Fills `w.launch`'s registers and spills from ptxas for compute capability `cc` unless the
-/// manifest gives them.
+/// Fills each launch's registers and spills from ptxas for compute capability `cc` unless the
+/// manifest gives them (the module compiled once: every launch's entry is in it). The result is
+/// [`Resolution::Manifest`] when the manifest gives every launch's, else what happened to the
+/// launches it does not.
 pub fn resolve(w: &mut Workload, cc: [u32; 2], tc: &Toolchain) -> Resolution {
     let target = target_for(&w.ptx, cc);
-    if let (RegsSource::Manifest, Some(regs)) = (&w.launch.regs_source, w.launch.regs_per_thread) {
-        // The manifest's registers stand; ptxas, where present, still says what spill code the
-        // same build has (when its register count agrees, it is the same build).
-        if let Some(tool) = tc.ptxas_for(&target) {
-            if let Some(e) = ptxas::compile(tool, &w.ptx, &target, w.launch.maxrregcount).ok().and_then(|r| r.entry(&w.manifest.entry).cloned()) {
-                if e.registers == regs {
-                    w.launch.spills = e.spills();
-                }
-            }
-        }
-        return Resolution::Manifest;
-    }
+    let tool = tc.ptxas_for(&target);
+    let report = tool.map(|t| ptxas::compile(t, &w.ptx, &target, w.manifest.maxrregcount));
     let hint = wheel_hint(cc).map_or("no PyPI ptxas targets this generation".to_string(), |h| format!("for ptxas's figures: {h}"));
     let estimate = |why: String| Resolution::Estimate(format!("registers estimated from the PTX ({why}); {hint}"));
-    if tc.disabled {
-        return estimate("WARPSIM_CUDA=none".into());
+    let mut resolution = Resolution::Manifest;
+    for (spec, l) in w.manifest.launches.iter().zip(&mut w.launches) {
+        let entry = report.as_ref().and_then(|r| r.as_ref().ok()).and_then(|r| r.entry(&spec.entry));
+        if let (RegsSource::Manifest, Some(regs)) = (&l.regs_source, l.regs_per_thread) {
+            // The manifest's registers stand; ptxas, where present, still says what spill code
+            // the same build has (when its register count agrees, it is the same build).
+            if let Some(e) = entry.filter(|e| e.registers == regs) {
+                l.spills = e.spills();
+            }
+            continue;
+        }
+        if tc.disabled {
+            return estimate("WARPSIM_CUDA=none".into());
+        }
+        let report = match &report {
+            None => {
+                let found: Vec<String> = tc.of(crate::ToolKind::Ptxas).map(|t| t.label()).collect();
+                let why = if found.is_empty() { "no ptxas found".to_string() } else { format!("no ptxas for {target}: found {}", found.join(", ")) };
+                return estimate(why);
+            }
+            Some(Err(e)) => return estimate(e.to_string()),
+            Some(Ok(r)) => r,
+        };
+        let Some(e) = entry else {
+            return estimate(format!("{} reported no entry `{}`", report.tool, spec.entry));
+        };
+        let retarget = report.retargeted_from.as_ref().map_or(String::new(), |from| format!(", retargeted from {from}"));
+        l.regs_per_thread = Some(e.registers);
+        l.regs_source = RegsSource::Compiler(format!("{}, {target}{retarget}", report.tool));
+        l.spills = e.spills();
+        resolution = Resolution::Compiler;
     }
-    let Some(tool) = tc.ptxas_for(&target) else {
-        let found: Vec<String> = tc.of(crate::ToolKind::Ptxas).map(|t| t.label()).collect();
-        let why = if found.is_empty() { "no ptxas found".to_string() } else { format!("no ptxas for {target}: found {}", found.join(", ")) };
-        return estimate(why);
-    };
-    let report = match ptxas::compile(tool, &w.ptx, &target, w.launch.maxrregcount) {
-        Ok(r) => r,
-        Err(e) => return estimate(e.to_string()),
-    };
-    let Some(e) = report.entry(&w.manifest.entry) else {
-        return estimate(format!("{} reported no entry `{}`", report.tool, w.manifest.entry));
-    };
-    let retarget = report.retargeted_from.as_ref().map_or(String::new(), |from| format!(", retargeted from {from}"));
-    w.launch.regs_per_thread = Some(e.registers);
-    w.launch.regs_source = RegsSource::Compiler(format!("{}, {target}{retarget}", report.tool));
-    w.launch.spills = e.spills();
-    Resolution::Compiler
+    resolution
 }
 
 #[cfg(test)]
@@ -95,12 +100,12 @@ mod tests {
     fn without_tools_the_estimate_is_named() {
         let mut w = Workload::bundled("vector_add").unwrap();
         assert_eq!(resolve(&mut w, [9, 0], &Toolchain::none()), Resolution::Manifest);
-        w.launch.regs_per_thread = None;
-        w.launch.regs_source = RegsSource::Estimate;
+        w.launches[0].regs_per_thread = None;
+        w.launches[0].regs_source = RegsSource::Estimate;
         match resolve(&mut w, [9, 0], &Toolchain::none()) {
             Resolution::Estimate(line) => assert!(line.contains("WARPSIM_CUDA=none") && line.contains(crate::discover::INSTALL_HINT), "{line}"),
             r => panic!("{r:?}"),
         }
-        assert_eq!(w.launch.regs_per_thread, None);
+        assert_eq!(w.launch().regs_per_thread, None);
     }
 }

@@ -27,13 +27,13 @@ fn bundled_manifests_agree_with_ptxas() {
     let mut wrong = Vec::new();
     for name in bundled_names() {
         let mut w = Workload::bundled(name).unwrap();
-        let Some(manifest) = w.launch.regs_per_thread else { continue };
-        w.launch.regs_per_thread = None;
-        w.launch.regs_source = RegsSource::Estimate;
+        let Some(manifest) = w.launches[0].regs_per_thread else { continue };
+        w.launches[0].regs_per_thread = None;
+        w.launches[0].regs_source = RegsSource::Estimate;
         assert_eq!(resolve(&mut w, [9, 0], &tc), Resolution::Compiler, "{name}");
-        let got = w.launch.regs_per_thread.unwrap();
+        let got = w.launches[0].regs_per_thread.unwrap();
         if got != manifest {
-            wrong.push(format!("{name}: manifest {manifest}, {} says {got}", w.launch.regs_source));
+            wrong.push(format!("{name}: manifest {manifest}, {} says {got}", w.launches[0].regs_source));
         }
         checked += 1;
     }
@@ -46,35 +46,35 @@ fn bundled_manifests_agree_with_ptxas() {
 fn spills_and_launch_bounds_come_through() {
     let Some(tc) = toolchain("spills_and_launch_bounds_come_through") else { return };
     let mut w = Workload::bundled("occ_regs_capped").unwrap();
-    w.launch.regs_per_thread = None;
-    w.launch.regs_source = RegsSource::Estimate;
+    w.launches[0].regs_per_thread = None;
+    w.launches[0].regs_source = RegsSource::Estimate;
     assert_eq!(resolve(&mut w, [9, 0], &tc), Resolution::Compiler);
     // __launch_bounds__(256, 8): 32 registers, and ptxas spills to stay there.
-    assert_eq!(w.launch.regs_per_thread, Some(32));
-    assert!(w.launch.spills.store_bytes > 0 && w.launch.spills.load_bytes > 0, "{:?}", w.launch.spills);
-    assert!(w.launch.regs_source.to_string().starts_with("ptxas 13.0"), "{}", w.launch.regs_source);
+    assert_eq!(w.launches[0].regs_per_thread, Some(32));
+    assert!(w.launches[0].spills.store_bytes > 0 && w.launches[0].spills.load_bytes > 0, "{:?}", w.launches[0].spills);
+    assert!(w.launches[0].regs_source.to_string().starts_with("ptxas 13.0"), "{}", w.launches[0].regs_source);
 }
 
 #[test]
 fn maxrregcount_is_passed_to_ptxas() {
     let Some(tc) = toolchain("maxrregcount_is_passed_to_ptxas") else { return };
     let mut w = Workload::bundled("occ_regs_free").unwrap();
-    w.launch.regs_per_thread = None;
-    w.launch.regs_source = RegsSource::Estimate;
-    w.launch.maxrregcount = Some(24);
+    w.launches[0].regs_per_thread = None;
+    w.launches[0].regs_source = RegsSource::Estimate;
+    w.launches[0].maxrregcount = Some(24);
     assert_eq!(resolve(&mut w, [9, 0], &tc), Resolution::Compiler);
-    assert!(w.launch.regs_per_thread.unwrap() <= 24, "{:?}", w.launch.regs_per_thread);
-    assert!(w.launch.spills.any(), "56 registers squeezed into 24 must spill: {:?}", w.launch.spills);
+    assert!(w.launches[0].regs_per_thread.unwrap() <= 24, "{:?}", w.launches[0].regs_per_thread);
+    assert!(w.launches[0].spills.any(), "56 registers squeezed into 24 must spill: {:?}", w.launches[0].spills);
 }
 
 #[test]
 fn sm90_ptx_is_retargeted_for_ampere() {
     let Some(tc) = toolchain("sm90_ptx_is_retargeted_for_ampere") else { return };
     let mut w = Workload::bundled("vector_add").unwrap();
-    w.launch.regs_per_thread = None;
-    w.launch.regs_source = RegsSource::Estimate;
+    w.launches[0].regs_per_thread = None;
+    w.launches[0].regs_source = RegsSource::Estimate;
     assert_eq!(resolve(&mut w, [8, 0], &tc), Resolution::Compiler);
-    let src = w.launch.regs_source.to_string();
+    let src = w.launches[0].regs_source.to_string();
     assert!(src.contains("sm_80") && src.contains("retargeted from sm_90"), "{src}");
 }
 

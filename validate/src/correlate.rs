@@ -52,7 +52,7 @@ pub struct Row {
 
 /// Gives, per workload (registers already resolved), the program to simulate instead of the
 /// workload's PTX, or `None` for the PTX.
-pub type Code<'a> = &'a (dyn Fn(&mut Workload) -> Option<warpsim_isa::Program> + Sync);
+pub type Code<'a> = &'a (dyn Fn(&mut Workload) -> Option<Vec<warpsim_isa::Program>> + Sync);
 
 /// One counter over the workloads: errors relative to ncu's value, in percent, except for
 /// percentages (`.pct` counters: hit rates, occupancy), whose error is the difference in points.
@@ -188,8 +188,10 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: 
             .map(|(w, measured)| {
                 let mut wl = Workload::bundled(&w.name).map_err(|e| (w.name.clone(), e.to_string()))?;
                 if registers == Registers::Compiler {
-                    wl.launch.regs_per_thread = None;
-                    wl.launch.regs_source = RegsSource::Estimate;
+                    for l in &mut wl.launches {
+                        l.regs_per_thread = None;
+                        l.regs_source = RegsSource::Estimate;
+                    }
                 }
                 // An estimate is named in the row's `registers_source`; the notice line is the CLI's.
                 let _ = warpsim_toolchain::resolve(&mut wl, cfg.compute_capability, Toolchain::from_env());
@@ -214,7 +216,7 @@ pub fn correlate(ds: &Dataset, dataset_name: &str, cfg: &ArchConfig, registers: 
                     simulated_insts: insts.map(|x| x.1),
                     inst_error_pct: insts.map(|(m, s)| rel(s, m)),
                     counters,
-                    registers_source: wl.launch.regs_source.to_string(),
+                    registers_source: wl.launch().regs_source.to_string(),
                     isa,
                 })
             })

@@ -139,6 +139,22 @@ pub struct WorkloadRecord {
     /// Wall time spent on this workload, seconds.
     #[serde(default)]
     pub seconds: f64,
+    /// A launch sequence's kernel launches in order, repetitions each their own (empty for a
+    /// single launch, whose `entry`, `grid` and `block` above say it all; those are the first
+    /// launch's otherwise). The record's times are of the whole sequence: each timed run is the
+    /// sum of its launches' event times; ncu's counters are summed over them ([`crate::merge`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launches: Vec<LaunchRecord>,
+}
+
+/// One kernel launch of a workload's sequence on the device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaunchRecord {
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Median over the timed runs of this launch's event time, µs.
+    pub time_us_median: Option<f64>,
 }
 
 /// One output buffer.
@@ -391,6 +407,7 @@ pub(crate) mod tests {
             sim_error: None,
             error: None,
             seconds: 0.5,
+            launches: Vec::new(),
         };
         let mut failed = rec("copy_stride_2", "strided_copy");
         failed.launched = false;

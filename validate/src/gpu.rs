@@ -9,13 +9,16 @@
 //! `cuDevicePrimaryCtxReset_v2`), the raw `sys` bindings; a panic inside cudarc (a missing
 //! symbol) is caught and becomes [`Error::Panicked`].
 //!
-//! Per workload ([`Device::run`]): JIT the PTX text (the driver's compiler, no NVRTC), read the
-//! kernel's registers, static shared and local memory, raise the dynamic shared-memory limit
-//! above 48 KiB, allocate and zero every buffer and copy the input chunks, pack the parameters
-//! at the PTX layout's offsets (tensor maps encoded against their buffer's address) and pass the
-//! driver one pointer per parameter, launch once (with the cluster attribute when the manifest
-//! asks for clusters the kernel does not fix at compile time), synchronize, read the outputs
-//! back, then time each launch between two events after a 256 MiB memset that flushes L2. An
+//! Per workload ([`Device::run`]): JIT the PTX text (the driver's compiler, no NVRTC), read each
+//! launch's kernel's registers, static shared and local memory, raise the dynamic shared-memory
+//! limit above 48 KiB, allocate and zero every buffer and copy the input chunks, pack each
+//! kernel launch's parameters at the PTX layout's offsets against the buffers its names refer to
+//! then (the manifest's schedule: swaps applied; tensor maps encoded against their buffer's
+//! address) and pass the driver one pointer per parameter, run the launch sequence once (with
+//! the cluster attribute when the manifest asks for clusters the kernel does not fix at compile
+//! time), synchronize, read the outputs back, then time each run of the sequence after a
+//! 256 MiB memset that flushes L2, every buffer the first run wrote restored before it, with an
+//! event between launches (the run's time is the sum of its launches'). An
 //! error that leaves the context unusable (an illegal address, say) resets the device's primary
 //! context so the next workload starts clean.
 
@@ -95,34 +98,40 @@ impl Cuda {
     fn run_inner(
         &mut self,
         w: &Workload,
-        layout: &ParamLayout,
+        layouts: &[ParamLayout],
         reps: u32,
         log: Log,
         launched: &mut bool,
     ) -> Result<DeviceRun, Error> {
         let name = w.manifest.name.as_str();
-        let l = &w.launch;
         let t = Instant::now();
-        let module = Module::load(name, &w.ptx, l.maxrregcount)?;
-        let func = module.function(name, &w.manifest.entry)?;
-        let kernel = KernelAttrs {
-            registers: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            static_smem: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            local_bytes: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-        };
-        log(&format!(
-            "  module: JIT {:.1} ms; {} registers/thread (manifest {}), {} B static shared, {} B local/thread",
-            t.elapsed().as_secs_f64() * 1e3,
-            kernel.registers,
-            l.regs_per_thread.map_or("none".to_string(), |r| r.to_string()),
-            kernel.static_smem,
-            kernel.local_bytes
-        ));
-        if l.dynamic_smem > DEFAULT_DYNAMIC_SMEM {
-            set_func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.dynamic_smem)?;
-            log(&format!("  dynamic shared memory limit raised to {} B", l.dynamic_smem));
+        let module = Module::load(name, &w.ptx, w.manifest.maxrregcount)?;
+        log(&format!("  module: JIT {:.1} ms", t.elapsed().as_secs_f64() * 1e3));
+        let mut launches = Vec::with_capacity(w.launches.len());
+        let mut kernel = None;
+        for (spec, l) in w.sequence() {
+            let func = module.function(name, &spec.entry)?;
+            let attrs = KernelAttrs {
+                registers: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                static_smem: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+                local_bytes: func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            };
+            log(&format!(
+                "  `{}`: {} registers/thread (manifest {}), {} B static shared, {} B local/thread",
+                spec.entry,
+                attrs.registers,
+                l.regs_per_thread.map_or("none".to_string(), |r| r.to_string()),
+                attrs.static_smem,
+                attrs.local_bytes
+            ));
+            kernel.get_or_insert(attrs);
+            if l.dynamic_smem > DEFAULT_DYNAMIC_SMEM {
+                set_func_attr(func, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.dynamic_smem)?;
+                log(&format!("  dynamic shared memory limit raised to {} B", l.dynamic_smem));
+            }
+            launches.push(Launch { func, grid: l.grid, block: l.block, smem: l.dynamic_smem, cluster: cluster_attribute(name, func, l.cluster)? });
         }
-        let launch = Launch { func, grid: l.grid, block: l.block, smem: l.dynamic_smem, cluster: cluster_attribute(name, func, l.cluster)? };
+        let kernel = kernel.unwrap_or_default();
 
         let t = Instant::now();
         let buffers = w
@@ -142,50 +151,64 @@ impl Cuda {
         let total: usize = buffers.iter().map(|b| b.bytes).sum();
         log(&format!("  buffers: {} allocated ({} KiB), inputs copied in {:.1} ms", buffers.len(), total >> 10, t.elapsed().as_secs_f64() * 1e3));
 
-        let addrs: Vec<u64> = buffers.iter().map(|b| b.ptr).collect();
-        let packed = layout.pack(w, &addrs, &mut |tm, addr| encode_tensor_map(name, tm, addr))?;
-        let mut params = Params::new(&packed, layout);
+        // The sequence's kernel launches, each with its arguments packed against the buffers
+        // its names refer to then (swaps applied), the same every run.
+        let (schedule, last) = w.manifest.schedule();
+        let mut runs = Vec::with_capacity(schedule.len());
+        for (i, map) in &schedule {
+            let addrs: Vec<u64> = map.iter().map(|&j| buffers[j].ptr).collect();
+            let packed = layouts[*i].pack(w, *i, &addrs, &mut |tm, addr| encode_tensor_map(name, tm, addr))?;
+            runs.push((&launches[*i], Params::new(&packed, &layouts[*i])));
+        }
         let t = Instant::now();
-        launch.go(&mut params)?;
-        *launched = true;
-        result::ctx::synchronize().map_err(driver("cuCtxSynchronize after the first launch"))?;
-        log(&format!(
-            "  launch: grid {:?} block {:?} cluster {:?}, {} B dynamic smem, {} parameter bytes: ok in {:.3} ms",
-            l.grid,
-            l.block,
-            launch.cluster.unwrap_or([1, 1, 1]),
-            l.dynamic_smem,
-            packed.len(),
-            t.elapsed().as_secs_f64() * 1e3
-        ));
+        for (launch, params) in &mut runs {
+            launch.go(params)?;
+            *launched = true;
+        }
+        result::ctx::synchronize().map_err(driver("cuCtxSynchronize after the first run"))?;
+        for (i, (spec, l)) in w.sequence().enumerate() {
+            log(&format!(
+                "  launch `{}` x{}: grid {:?} block {:?} cluster {:?}, {} B dynamic smem, {} parameter bytes",
+                spec.entry,
+                spec.repeat,
+                l.grid,
+                l.block,
+                launches[i].cluster.unwrap_or([1, 1, 1]),
+                l.dynamic_smem,
+                layouts[i].bytes
+            ));
+        }
+        log(&format!("  first run: {} kernel launches ok in {:.3} ms", runs.len(), t.elapsed().as_secs_f64() * 1e3));
         let after: Vec<Vec<u8>> = buffers.iter().map(DevBuf::read).collect::<Result<_, Error>>()?;
+        // Outputs by name: the memory each name refers to at the end of the sequence.
         let outputs = w
             .manifest
             .buffers
             .iter()
-            .zip(&after)
+            .zip(&last)
             .filter(|(spec, _)| spec.output)
-            .map(|(spec, bytes)| (spec.name.clone(), bytes.clone()))
+            .map(|(spec, &j)| (spec.name.clone(), after[j].clone()))
             .collect();
-        // Every buffer the launch changed is put back before each timed launch, so each one
+        // Every buffer the sequence changed is put back before each timed run, so each one
         // starts from the inputs the first did (a kernel that consumes its input, a BFS level
         // clearing its frontier, is otherwise timed on an emptied one).
         let initial: Vec<Vec<u8>> = w.manifest.buffers.iter().zip(&w.inputs).map(|(spec, data)| initial_bytes(spec.bytes(), data)).collect();
         let written = changed_buffers(&initial, &after);
         if !written.is_empty() {
             let names: Vec<&str> = written.iter().map(|&i| w.manifest.buffers[i].name.as_str()).collect();
-            log(&format!("  restored before each timed launch (the kernel writes them): {}", names.join(", ")));
+            log(&format!("  restored before each timed run (the sequence writes them): {}", names.join(", ")));
         }
         let mut restore = || written.iter().try_for_each(|&i| buffers[i].write(name, 0, &initial[i]));
 
         // A timing failure (or a panic in it) keeps the outputs and attributes gathered so far.
-        let times = if reps == 0 { Ok(Vec::new()) } else { guarded(|| self.time(&launch, &mut params, reps, &mut restore, log)) };
+        let times = if reps == 0 { Ok(Vec::new()) } else { guarded(|| self.time(&mut runs, reps, &mut restore, log)) };
         Ok(DeviceRun { outputs, kernel, times })
     }
 
-    /// `reps` timed launches, µs each; events and the flush buffer are made the first time.
-    fn time(&mut self, launch: &Launch, params: &mut Params, reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>, log: Log) -> Result<Vec<f64>, Error> {
-        let timer = match self.timer.take() {
+    /// `reps` timed runs of the sequence, µs per kernel launch; events and the flush buffer are
+    /// made the first time.
+    fn time(&mut self, runs: &mut [(&Launch, Params)], reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>, log: Log) -> Result<Vec<Vec<f64>>, Error> {
+        let mut timer = match self.timer.take() {
             Some(t) => t,
             None => {
                 let t = Timer::new()?;
@@ -193,7 +216,7 @@ impl Cuda {
                 t
             }
         };
-        let times = timer.time(launch, params, reps, restore);
+        let times = timer.time(runs, reps, restore);
         self.timer = Some(timer);
         times
     }
@@ -224,13 +247,13 @@ impl Device for Cuda {
         &self.info
     }
 
-    fn run(&mut self, w: &Workload, layout: &ParamLayout, reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure> {
+    fn run(&mut self, w: &Workload, layouts: &[ParamLayout], reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure> {
         if let Some(b) = &self.broken {
             let error = Error::Driver { call: "an earlier context reset".into(), detail: b.clone() };
             return Err(DeviceFailure { launched: false, error });
         }
         let mut launched = false;
-        match guarded(|| self.run_inner(w, layout, reps, log, &mut launched)) {
+        match guarded(|| self.run_inner(w, layouts, reps, log, &mut launched)) {
             Ok(run) => {
                 if let Err(e) = &run.times {
                     log(&format!("  timing error: {e}"));
@@ -564,39 +587,55 @@ impl Drop for Event {
     }
 }
 
-/// Times launches: L2 flushed by a memset of a buffer larger than L2, then events around
-/// the launch alone; the first few launches warm the clocks up and are not kept.
+/// Times runs of a launch sequence: L2 flushed by a memset of a buffer larger than L2, then
+/// an event before the first kernel launch and after each, so every launch has its own event
+/// time; the first few runs warm the clocks up and are not kept.
 struct Timer {
-    start: Event,
-    stop: Event,
+    /// One more than the longest sequence timed so far.
+    events: Vec<Event>,
     flush: DevBuf,
 }
 
 impl Timer {
     fn new() -> Result<Timer, Error> {
-        Ok(Timer { start: Event::new()?, stop: Event::new()?, flush: DevBuf::alloc(L2_FLUSH_BYTES)? })
+        Ok(Timer { events: vec![Event::new()?], flush: DevBuf::alloc(L2_FLUSH_BYTES)? })
     }
 
-    /// `reps` timed launches, µs each, after [`WARMUP_LAUNCHES`] untimed ones; `restore` runs
-    /// before each (synchronous copies, outside the events).
-    fn time(&self, launch: &Launch, params: &mut Params, reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>) -> Result<Vec<f64>, Error> {
-        let mut times = (0..WARMUP_LAUNCHES + reps)
-            .map(|i| {
-                restore()?;
-                // SAFETY: within the flush buffer; stream-ordered before the start event.
-                unsafe { result::memset_d8_async(self.flush.ptr, i as u8, self.flush.bytes, null_mut()) }
-                    .map_err(driver("cuMemsetD8Async (L2 flush)"))?;
-                self.start.record()?;
+    /// `reps` timed runs of `runs` (the sequence's launches with their parameters), µs per
+    /// launch, after [`WARMUP_LAUNCHES`] untimed ones; `restore` runs before each (synchronous
+    /// copies, outside the events).
+    fn time(&mut self, runs: &mut [(&Launch, Params)], reps: u32, restore: &mut dyn FnMut() -> Result<(), Error>) -> Result<Vec<Vec<f64>>, Error> {
+        while self.events.len() <= runs.len() {
+            self.events.push(Event::new()?);
+        }
+        let events = &self.events[..=runs.len()];
+        let mut times = Vec::with_capacity(reps as usize);
+        for i in 0..WARMUP_LAUNCHES + reps {
+            restore()?;
+            // SAFETY: within the flush buffer; stream-ordered before the first event.
+            unsafe { result::memset_d8_async(self.flush.ptr, i as u8, self.flush.bytes, null_mut()) }
+                .map_err(driver("cuMemsetD8Async (L2 flush)"))?;
+            events[0].record()?;
+            for ((launch, params), stop) in runs.iter_mut().zip(&events[1..]) {
                 launch.go(params)?;
-                self.stop.record()?;
-                // SAFETY: recorded events.
-                unsafe { result::event::synchronize(self.stop.0) }.map_err(driver("cuEventSynchronize"))?;
-                // SAFETY: both events recorded and complete.
-                let ms = unsafe { result::event::elapsed(self.start.0, self.stop.0) }.map_err(driver("cuEventElapsedTime_v2"))?;
-                Ok(f64::from(ms) * 1e3)
-            })
-            .collect::<Result<Vec<f64>, Error>>()?;
-        Ok(times.split_off(WARMUP_LAUNCHES as usize))
+                stop.record()?;
+            }
+            let last = events.last().expect("at least one event");
+            // SAFETY: recorded events.
+            unsafe { result::event::synchronize(last.0) }.map_err(driver("cuEventSynchronize"))?;
+            let run = events
+                .windows(2)
+                .map(|pair| {
+                    // SAFETY: both events recorded and complete.
+                    let ms = unsafe { result::event::elapsed(pair[0].0, pair[1].0) }.map_err(driver("cuEventElapsedTime_v2"))?;
+                    Ok(f64::from(ms) * 1e3)
+                })
+                .collect::<Result<Vec<f64>, Error>>()?;
+            if i >= WARMUP_LAUNCHES {
+                times.push(run);
+            }
+        }
+        Ok(times)
     }
 }
 

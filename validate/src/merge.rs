@@ -1,14 +1,19 @@
 //! Merging ncu counters into a gpu-run dataset.
 //!
 //! ncu profiles the profile pass (`gpu-run --profile-pass`, possibly split over several
-//! processes): one launch per workload, in the order of that run's records, numbered by ncu
-//! from 0 in each process. Several workloads share a kernel
+//! processes): one run of each workload's launch sequence (one launch for most), in the order
+//! of that run's records, numbered by ncu from 0 in each process. Several workloads share a kernel
 //! (`copy_stride_*` all launch `strided_copy`), so names alone cannot map launches to workloads;
 //! order can. [`merge`] walks the profile pass's launched workloads in order and takes, for each,
-//! the next ncu launch whose signature (kernel base name, and grid and block where ncu printed
-//! them) matches; launches skipped on the way and workloads left without one become warnings.
-//! Counters land on the timed run's record of the same name; `cycles` is
+//! the next run of ncu launches whose signatures (kernel base name, and grid and block where ncu
+//! printed them) match its sequence's launches in order; launches skipped on the way and
+//! workloads left without a match become warnings. A sequence's launches' counters are combined
+//! into the workload's by the simulator's own rule (`warpsim_sim::counters::combine_launches`:
+//! sums and cycles add, ratios are recomputed from the sums). Counters land on the timed run's
+//! record of the same name; `cycles` is
 //! `gpc__cycles_elapsed.max`, `clock_ghz` is cycles over `gpu__time_duration.sum`.
+
+use std::collections::BTreeMap;
 
 use crate::dataset::{Dataset, WorkloadRecord};
 use crate::error::Error;
@@ -38,38 +43,46 @@ pub fn merge(mut run: Dataset, profiles: &[Dataset], reports: &[NcuReport]) -> R
     let launches: Vec<(usize, &NcuLaunch)> =
         reports.iter().enumerate().flat_map(|(k, r)| r.launches.iter().map(move |l| (k, l))).collect();
     let mut warnings = Vec::new();
-    let mut pairs: Vec<(String, &NcuLaunch)> = Vec::new();
+    let mut pairs: Vec<(String, Vec<&NcuLaunch>)> = Vec::new();
     let mut next = 0;
     // No reports: nothing to pair (a dataset passed through, e.g. to `update`).
     for rec in order.into_iter().filter(|_| !reports.is_empty()) {
-        match launches[next..].iter().position(|(_, l)| matches(rec, l)) {
+        let want = signatures(rec);
+        let fits = |k: usize| launches.len() >= k + want.len() && want.iter().zip(&launches[k..]).all(|(sig, (_, l))| matches(sig, l));
+        match (next..launches.len()).find(|&k| fits(k)) {
             Some(k) => {
-                for (r, skipped) in &launches[next..next + k] {
+                for (r, skipped) in &launches[next..k] {
                     warnings.push(format!("ncu report {r} launch {} (`{}`) matches no workload; skipped", skipped.id, skipped.kernel));
                 }
-                pairs.push((rec.name.clone(), launches[next + k].1));
-                next += k + 1;
+                pairs.push((rec.name.clone(), launches[k..k + want.len()].iter().map(|(_, l)| *l).collect()));
+                next = k + want.len();
             }
-            None => warnings.push(format!("{}: no ncu launch of `{}` {:?}x{:?} left; no counters", rec.name, rec.entry, rec.grid, rec.block)),
+            None => {
+                let what = if want.len() > 1 { format!("{} launches of its sequence (first `{}`)", want.len(), rec.entry) } else { format!("launch of `{}`", rec.entry) };
+                warnings.push(format!("{}: no ncu {what} {:?}x{:?} left; no counters", rec.name, rec.grid, rec.block));
+            }
         }
     }
     for (r, extra) in &launches[next..] {
         warnings.push(format!("ncu report {r} launch {} (`{}`) after the last workload; skipped", extra.id, extra.kernel));
     }
-    for (name, launch) in pairs {
+    for (name, seq) in pairs {
         let rec = run.workloads.iter_mut().find(|r| r.name == name).ok_or_else(|| {
             Error::Merge(format!("workload `{name}` was profiled but is not in the timed run"))
         })?;
-        for (metric, m) in &launch.metrics {
-            let unit = run.counter_units.entry(metric.clone()).or_insert_with(|| m.unit.clone());
-            if *unit != m.unit {
-                return Err(Error::Merge(format!(
-                    "`{metric}` comes in `{unit}` and `{}`; run ncu with --print-units base",
-                    m.unit
-                )));
+        for launch in &seq {
+            for (metric, m) in &launch.metrics {
+                let unit = run.counter_units.entry(metric.clone()).or_insert_with(|| m.unit.clone());
+                if *unit != m.unit {
+                    return Err(Error::Merge(format!(
+                        "`{metric}` comes in `{unit}` and `{}`; run ncu with --print-units base",
+                        m.unit
+                    )));
+                }
             }
-            rec.counters.insert(metric.clone(), m.value);
         }
+        let values: Vec<BTreeMap<String, f64>> = seq.iter().map(|l| l.metrics.iter().map(|(k, m)| (k.clone(), m.value)).collect()).collect();
+        rec.counters.extend(warpsim_sim::counters::combine_launches(&values));
         rec.cycles = rec.counters.get(CYCLES_METRIC).map(|&c| c.round() as u64);
         rec.clock_ghz = match (rec.cycles, rec.counters.get(DURATION_METRIC)) {
             (Some(c), Some(&ns)) if ns > 0.0 && run.counter_units.get(DURATION_METRIC).is_some_and(|u| u == "nsecond") => {
@@ -120,11 +133,23 @@ pub fn update(mut base: Dataset, newer: Dataset) -> Result<Dataset, Error> {
     Ok(base)
 }
 
-/// Whether an ncu launch can be `rec`'s: same kernel (compared by the function's own name, so a
-/// C++ entry's mangled name meets ncu's demangled or function-only one), and same grid and block
-/// where known.
-fn matches(rec: &WorkloadRecord, l: &NcuLaunch) -> bool {
-    l.base_name() == warpsim_isa::names::base_name(&rec.entry) && l.grid.is_none_or(|g| g == rec.grid) && l.block.is_none_or(|b| b == rec.block)
+/// A kernel launch as a record names it: entry, grid, block.
+type Signature<'a> = (&'a str, [u32; 3], [u32; 3]);
+
+/// The kernel launches of `rec`'s sequence in order: its `launches`, or its one launch.
+fn signatures(rec: &WorkloadRecord) -> Vec<Signature<'_>> {
+    if rec.launches.is_empty() {
+        vec![(rec.entry.as_str(), rec.grid, rec.block)]
+    } else {
+        rec.launches.iter().map(|l| (l.entry.as_str(), l.grid, l.block)).collect()
+    }
+}
+
+/// Whether an ncu launch can be the launch `sig`: same kernel (compared by the function's own
+/// name, so a C++ entry's mangled name meets ncu's demangled or function-only one), and same grid
+/// and block where known.
+fn matches(&(entry, grid, block): &Signature<'_>, l: &NcuLaunch) -> bool {
+    l.base_name() == warpsim_isa::names::base_name(entry) && l.grid.is_none_or(|g| g == grid) && l.block.is_none_or(|b| b == block)
 }
 
 #[cfg(test)]
@@ -175,6 +200,50 @@ mod tests {
         assert_eq!(w[1].cycles, Some(8120));
         assert_eq!(w[3].cycles, Some(12_345_678));
         assert!(m.warnings.iter().all(|w| !w.contains("no counters")), "{:?}", m.warnings);
+    }
+
+    /// A 3-launch sequence (a two-pass reduction whose second pass runs twice) between two
+    /// single-launch workloads: its three ncu launches are summed into its record, the hit rate
+    /// recomputed from the lookups, registers the largest launch's.
+    #[test]
+    fn a_sequence_sums_its_launches() {
+        let mut run = sample();
+        run.workloads.truncate(2);
+        run.workloads[1].grid = [128, 1, 1];
+        let mut seq = run.workloads[0].clone();
+        seq.name = "reduce_seq".into();
+        (seq.entry, seq.registers) = ("partial_sums".into(), Some(14));
+        seq.launches = vec![
+            crate::dataset::LaunchRecord { entry: "partial_sums".into(), grid: [128, 1, 1], block: [256, 1, 1], time_us_median: Some(2.0) },
+            crate::dataset::LaunchRecord { entry: "_Z9final_sumPKfPfi".into(), grid: [1, 1, 1], block: [256, 1, 1], time_us_median: Some(1.5) },
+            crate::dataset::LaunchRecord { entry: "_Z9final_sumPKfPfi".into(), grid: [1, 1, 1], block: [256, 1, 1], time_us_median: Some(1.5) },
+        ];
+        run.workloads.insert(1, seq);
+        let header = r#""ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value""#;
+        let mut rows = vec![header.to_string()];
+        let launches: [(&str, &str, [f64; 6]); 5] = [
+            ("vector_add", "(256, 1, 1)", [6913.0, 4960.0, 16.0, 50.0, 100.0, 10.0]),
+            ("partial_sums", "(128, 1, 1)", [1000.0, 700.0, 14.0, 20.0, 300.0, 5.0]),
+            ("final_sum(const float *, float *, int)", "(1, 1, 1)", [500.0, 300.0, 12.0, 80.0, 50.0, 1.0]),
+            ("final_sum(const float *, float *, int)", "(1, 1, 1)", [500.0, 300.0, 12.0, 80.0, 50.0, 1.0]),
+            ("strided_copy", "(128, 1, 1)", [8120.0, 5792.0, 16.0, 10.0, 10.0, 2.0]),
+        ];
+        let metrics = [("gpc__cycles_elapsed.max", "cycle"), ("gpu__time_duration.sum", "nsecond"), ("launch__registers_per_thread", "register/thread"), ("lts__t_sector_hit_rate.pct", "%"), ("lts__t_sectors.sum", "sector"), ("dram__bytes_read.sum", "byte")];
+        for (id, (kernel, grid, values)) in launches.iter().enumerate() {
+            for ((metric, unit), v) in metrics.iter().zip(values) {
+                rows.push(format!(r#""{id}","1","warpsim","h","{kernel}","1","7","(256, 1, 1)","{grid}","0","9.0","s","{metric}","{unit}","{v}""#));
+            }
+        }
+        let m = merge(run, &[], &[parse(&rows.join("\n")).unwrap()]).unwrap();
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+        let w = &m.dataset.workloads;
+        assert_eq!((w[0].cycles, w[2].cycles), (Some(6913), Some(8120)));
+        let c = &w[1].counters;
+        assert_eq!(w[1].cycles, Some(2000));
+        assert_eq!((c["gpu__time_duration.sum"], c["dram__bytes_read.sum"], c["lts__t_sectors.sum"]), (1300.0, 7.0, 400.0));
+        assert_eq!(c["lts__t_sector_hit_rate.pct"], (20.0 * 300.0 + 80.0 * 50.0 * 2.0) / 400.0);
+        assert_eq!(c["launch__registers_per_thread"], 14.0);
+        assert!((w[1].clock_ghz.unwrap() - 2000.0 / 1300.0).abs() < 1e-12);
     }
 
     #[test]

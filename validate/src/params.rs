@@ -26,28 +26,37 @@ pub struct ParamSlot {
     pub size: usize,
 }
 
-/// The parameter layout of a workload's kernel entry.
+/// The parameter layout of one launch's kernel entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamLayout {
-    /// One per kernel parameter, in PTX order (= `manifest.args` order).
+    /// One per kernel parameter, in PTX order (= the launch's `args` order).
     pub slots: Vec<ParamSlot>,
     /// Size of the whole parameter buffer.
     pub bytes: usize,
 }
 
 impl ParamLayout {
-    /// Lowers `w`'s PTX and reads its entry's parameter symbols. Fails when the entry is
-    /// missing, the argument count differs, or a slot falls outside the parameter buffer.
-    pub fn of(w: &Workload) -> Result<Self, Error> {
+    /// The layout of every launch of `w`'s sequence, in manifest order ([`ParamLayout::of`];
+    /// the PTX lowered once).
+    pub fn sequence(w: &Workload) -> Result<Vec<Self>, Error> {
         let file = w.ptx_path.display().to_string();
         let progs = warpsim_isa::load(&w.ptx, &file)?;
+        (0..w.launches.len()).map(|i| Self::of(w, i, &progs)).collect()
+    }
+
+    /// Reads launch `i`'s entry's parameter symbols from `progs` (`w`'s PTX lowered). Fails when
+    /// the entry is missing, the argument count differs, or a slot falls outside the parameter
+    /// buffer.
+    pub fn of(w: &Workload, i: usize, progs: &[warpsim_isa::program::Program]) -> Result<Self, Error> {
+        let file = w.ptx_path.display().to_string();
         let bad = |message: String| Error::Workload { workload: w.manifest.name.clone(), message };
+        let spec = &w.manifest.launches[i];
         let prog = progs
             .iter()
-            .find(|p| p.name == w.manifest.entry)
-            .ok_or_else(|| bad(format!("no kernel entry `{}` in {file}", w.manifest.entry)))?;
-        if prog.params.len() != w.manifest.args.len() {
-            return Err(bad(format!("{} arguments for {} kernel parameters", w.manifest.args.len(), prog.params.len())));
+            .find(|p| p.name == spec.entry)
+            .ok_or_else(|| bad(format!("no kernel entry `{}` in {file}", spec.entry)))?;
+        if prog.params.len() != spec.args.len() {
+            return Err(bad(format!("{} arguments for {} kernel parameters", spec.args.len(), prog.params.len())));
         }
         let bytes = usize::try_from(prog.param_bytes).map_err(|_| bad("parameter buffer too large".into()))?;
         let mut slots = Vec::with_capacity(prog.params.len());
@@ -62,21 +71,23 @@ impl ParamLayout {
         Ok(ParamLayout { slots, bytes })
     }
 
-    /// Packs `w`'s arguments: `addrs[i]` is the device address of buffer `i`; `encode` makes
-    /// each tensor map's bytes.
+    /// Packs the arguments of `w`'s launch `launch`: `addrs[i]` is the device address buffer
+    /// name `i` refers to then; `encode` makes each tensor map's bytes.
     pub fn pack(
         &self,
         w: &Workload,
+        launch: usize,
         addrs: &[u64],
         encode: EncodeTensorMap,
     ) -> Result<Vec<u8>, Error> {
         let bad = |message: String| Error::Workload { workload: w.manifest.name.clone(), message };
-        if w.manifest.args.len() != self.slots.len() {
-            return Err(bad(format!("{} arguments for {} parameter slots", w.manifest.args.len(), self.slots.len())));
+        let args = &w.manifest.launches[launch].args;
+        if args.len() != self.slots.len() {
+            return Err(bad(format!("{} arguments for {} parameter slots", args.len(), self.slots.len())));
         }
         let addr = |index: usize| addrs.get(index).copied().ok_or_else(|| bad(format!("no device address for buffer {index}")));
         let mut out = vec![0u8; self.bytes];
-        for (arg, slot) in w.manifest.args.iter().zip(&self.slots) {
+        for (arg, slot) in args.iter().zip(&self.slots) {
             let dst = &mut out[slot.offset..slot.offset + slot.size];
             match arg {
                 Arg::Buffer { index } => put(dst, &addr(*index)?.to_le_bytes()),
@@ -114,19 +125,20 @@ mod tests {
         for name in warpsim_workloads::bundled_names() {
             let w = Workload::bundled(name).unwrap();
             let p = warpsim_sim::launch::prepare(&w, warpsim_sim::Gpu::new(132)).unwrap();
-            let layout = ParamLayout::of(&w).unwrap();
+            for (i, layout) in ParamLayout::sequence(&w).unwrap().iter().enumerate() {
             let addrs: Vec<u64> = p.buffers.iter().map(|b| b.1).collect();
-            let ours = layout.pack(&w, &addrs, &mut sim_tensor_maps).unwrap();
-            assert_eq!(ours, p.params, "{name}: packed bytes differ from the simulator's");
+            let ours = layout.pack(&w, i, &addrs, &mut sim_tensor_maps).unwrap();
+            assert_eq!(ours, p.params(i).unwrap(), "{name}: packed bytes differ from the simulator's");
 
             let moved: Vec<u64> = addrs.iter().map(|a| a + 0x7f00_0000_0000).collect();
-            let other = layout.pack(&w, &moved, &mut sim_tensor_maps).unwrap();
-            for (arg, slot) in w.manifest.args.iter().zip(&layout.slots) {
+            let other = layout.pack(&w, i, &moved, &mut sim_tensor_maps).unwrap();
+            for (arg, slot) in w.manifest.launches[i].args.iter().zip(&layout.slots) {
                 let (a, b) = (&ours[slot.offset..][..slot.size], &other[slot.offset..][..slot.size]);
                 match arg {
                     Arg::Buffer { .. } | Arg::TensorMap(_) => assert_ne!(a, b, "{name}: `{}` ignores the address", slot.name),
                     _ => assert_eq!(a, b, "{name}: `{}` depends on addresses", slot.name),
                 }
+            }
             }
         }
     }
@@ -175,7 +187,7 @@ buffer = "out"
             _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, rel.to_string())),
         };
         let w = Workload::parse(TMA_TOML, Path::new("tma.toml"), &read).unwrap();
-        let layout = ParamLayout::of(&w).unwrap();
+        let layout = ParamLayout::sequence(&w).unwrap().remove(0);
         let offsets: Vec<(usize, usize)> = layout.slots.iter().map(|s| (s.offset, s.size)).collect();
         assert_eq!(offsets, [(0, 4), (64, 128), (192, 8)]);
         let mut seen = Vec::new();
@@ -183,8 +195,8 @@ buffer = "out"
             seen.push((tm.buffer, addr, tm.box_dims.clone()));
             Ok([0xAB; TENSOR_MAP_BYTES])
         };
-        let bytes = layout.pack(&w, &[0x1000, 0x2000], &mut encode).unwrap();
-        let err = layout.pack(&w, &[0x1000], &mut encode).unwrap_err();
+        let bytes = layout.pack(&w, 0, &[0x1000, 0x2000], &mut encode).unwrap();
+        let err = layout.pack(&w, 0, &[0x1000], &mut encode).unwrap_err();
         // Encoded once per pack, over buffer 0's address.
         assert_eq!(seen, [(0, 0x1000, vec![32, 32]), (0, 0x1000, vec![32, 32])]);
         assert_eq!(&bytes[0..4], &7u32.to_le_bytes());

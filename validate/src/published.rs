@@ -165,7 +165,7 @@ pub fn measure(workload: &str, cfg: &ArchConfig) -> Result<f64, Error> {
             u64::from_le_bytes(word.try_into().unwrap_or_default()) as f64
         }
     };
-    let work = fig.work(&w.manifest.args).ok_or_else(|| bad(format!("no scalar `{}`", fig.per)))?;
+    let work = fig.work(w.manifest.args()).ok_or_else(|| bad(format!("no scalar `{}`", fig.per)))?;
     if cycles <= 0.0 || work <= 0.0 {
         return Err(bad(format!("{cycles} cycles for {work} units of work: no figure")));
     }

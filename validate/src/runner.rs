@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use warpsim_workloads::{CheckReport, CheckStatus, Workload};
 
-use crate::dataset::{utc_date, Dataset, DeviceInfo, Method, OutputRecord, RefStatus, WorkloadRecord, SCHEMA_VERSION};
+use crate::dataset::{utc_date, Dataset, DeviceInfo, LaunchRecord, Method, OutputRecord, RefStatus, WorkloadRecord, SCHEMA_VERSION};
 use crate::error::{chain, Error};
 use crate::params::ParamLayout;
 
@@ -44,8 +44,9 @@ pub struct DeviceRun {
     /// Every output buffer after the first launch, in manifest order.
     pub outputs: Vec<(String, Vec<u8>)>,
     pub kernel: KernelAttrs,
-    /// Timed launches, µs (empty when none were asked for), or why timing failed.
-    pub times: Result<Vec<f64>, Error>,
+    /// Timed runs of the whole sequence (empty when none were asked for), each the event time
+    /// of every kernel launch in it, µs; or why timing failed.
+    pub times: Result<Vec<Vec<f64>>, Error>,
 }
 
 /// A workload that failed on a device, and whether its kernel had been launched by then.
@@ -58,9 +59,10 @@ pub struct DeviceFailure {
 /// Something that runs workloads: the GPU, or the dry run.
 pub trait Device {
     fn info(&self) -> &DeviceInfo;
-    /// Runs `w` once and reads its outputs back, then times `reps` more launches (after
-    /// [`WARMUP_LAUNCHES`] untimed ones).
-    fn run(&mut self, w: &Workload, layout: &ParamLayout, reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure>;
+    /// Runs `w`'s launch sequence once (`layouts`: one per launch) and reads its outputs back,
+    /// then times `reps` more runs of it (after [`WARMUP_LAUNCHES`] untimed ones), every buffer
+    /// the sequence writes restored to its input bytes before each.
+    fn run(&mut self, w: &Workload, layouts: &[ParamLayout], reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure>;
 }
 
 /// How to run the workloads.
@@ -164,24 +166,25 @@ fn blank(name: &str) -> WorkloadRecord {
         sim_error: None,
         error: None,
         seconds: 0.0,
+        launches: Vec::new(),
     }
 }
 
 /// Runs one loaded workload on `device` and builds its record.
 pub fn run_one(device: &mut dyn Device, w: &Workload, opts: &Options, log: Log) -> WorkloadRecord {
-    let l = &w.launch;
+    let l = w.launch();
     let mut rec = blank(&w.manifest.name);
-    rec.entry = w.manifest.entry.clone();
+    rec.entry = w.manifest.launch().entry.clone();
     (rec.grid, rec.block, rec.cluster, rec.dynamic_smem) = (l.grid, l.block, l.cluster, l.dynamic_smem);
     rec.manifest_registers = l.regs_per_thread;
-    let layout = match ParamLayout::of(w) {
-        Ok(layout) => layout,
+    let layouts = match ParamLayout::sequence(w) {
+        Ok(layouts) => layouts,
         Err(e) => {
             rec.error = Some(chain(&e));
             return rec;
         }
     };
-    let run = match device.run(w, &layout, opts.reps, log) {
+    let run = match device.run(w, &layouts, opts.reps, log) {
         Ok(run) => run,
         Err(f) => {
             rec.launched = f.launched;
@@ -193,8 +196,22 @@ pub fn run_one(device: &mut dyn Device, w: &Workload, opts: &Options, log: Log) 
     (rec.registers, rec.static_smem, rec.local_bytes) =
         (Some(run.kernel.registers), Some(run.kernel.static_smem), Some(run.kernel.local_bytes));
     match &run.times {
-        Ok(times) => {
-            if let Some((median, min, max)) = stats(times) {
+        Ok(runs) => {
+            let (runs_of, _) = w.manifest.schedule();
+            if runs_of.len() > 1 {
+                rec.launches = runs_of
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(i, _))| LaunchRecord {
+                        entry: w.manifest.launches[i].entry.clone(),
+                        grid: w.launches[i].grid,
+                        block: w.launches[i].block,
+                        time_us_median: stats(&runs.iter().filter_map(|r| r.get(k).copied()).collect::<Vec<_>>()).map(|s| s.0),
+                    })
+                    .collect();
+            }
+            let times: Vec<f64> = runs.iter().map(|r| r.iter().sum()).collect();
+            if let Some((median, min, max)) = stats(&times) {
                 (rec.time_us_median, rec.time_us_min, rec.time_us_max) = (Some(median), Some(min), Some(max));
                 rec.timed_runs = times.len() as u32;
             }
@@ -290,7 +307,7 @@ impl Device for DryRun {
     /// Packs the parameters with the simulator's buffer addresses and requires the simulator's
     /// exact parameter bytes, builds every tensor map's driver arguments (as the GPU path does
     /// before `cuTensorMapEncodeTiled`), then returns the simulator's functional outputs.
-    fn run(&mut self, w: &Workload, layout: &ParamLayout, _reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure> {
+    fn run(&mut self, w: &Workload, layouts: &[ParamLayout], _reps: u32, log: Log) -> Result<DeviceRun, DeviceFailure> {
         let fail = |error: Error| DeviceFailure { launched: false, error };
         // The simulator is the device here, so its encoding stands in for the driver's (the
         // bytes of a real `CUtensorMap` are the driver's own and differ).
@@ -300,13 +317,15 @@ impl Device for DryRun {
         };
         let prepared = warpsim_sim::launch::prepare(w, warpsim_sim::Gpu::new(SIM_SMS)).map_err(|e| fail(e.into()))?;
         let addrs: Vec<u64> = prepared.buffers.iter().map(|b| b.1).collect();
-        let ours = layout.pack(w, &addrs, &mut encode).map_err(fail)?;
-        if ours != prepared.params {
-            let offsets: Vec<String> =
-                ours.iter().zip(&prepared.params).enumerate().filter(|(_, (a, b))| a != b).map(|(i, _)| i.to_string()).collect();
-            return Err(fail(Error::ParamMismatch { workload: w.manifest.name.clone(), offsets: offsets.join(", ") }));
+        for (i, layout) in layouts.iter().enumerate() {
+            let ours = layout.pack(w, i, &addrs, &mut encode).map_err(fail)?;
+            let sim = prepared.params(i).map_err(|message| fail(Error::Workload { workload: w.manifest.name.clone(), message }))?;
+            if ours != sim {
+                let offsets: Vec<String> = ours.iter().zip(&sim).enumerate().filter(|(_, (a, b))| a != b).map(|(i, _)| i.to_string()).collect();
+                return Err(fail(Error::ParamMismatch { workload: w.manifest.name.clone(), offsets: offsets.join(", ") }));
+            }
+            log(&format!("  params of `{}`: {} bytes in {} slots, equal to the simulator's", w.manifest.launches[i].entry, ours.len(), layout.slots.len()));
         }
-        log(&format!("  params: {} bytes in {} slots, equal to the simulator's", ours.len(), layout.slots.len()));
         let o = warpsim_sim::launch::run_functional(w, SIM_SMS).map_err(|e| DeviceFailure { launched: true, error: e.into() })?;
         let outputs = o.outputs;
         let kernel = KernelAttrs { registers: o.regs_per_thread, ..KernelAttrs::default() };
@@ -367,14 +386,18 @@ mod tests {
         fn info(&self) -> &DeviceInfo {
             &self.0
         }
-        fn run(&mut self, w: &Workload, _: &ParamLayout, reps: u32, _: Log) -> Result<DeviceRun, DeviceFailure> {
+        fn run(&mut self, w: &Workload, _: &[ParamLayout], reps: u32, _: Log) -> Result<DeviceRun, DeviceFailure> {
             if w.manifest.name == "saxpy" {
                 return Err(DeviceFailure { launched: true, error: Error::Driver { call: "cuCtxSynchronize".into(), detail: "CUDA_ERROR_ILLEGAL_ADDRESS".into() } });
             }
             let outputs = w.manifest.buffers.iter().filter(|b| b.output).map(|b| (b.name.clone(), vec![0xFF; b.bytes() as usize])).collect();
             let times = match w.manifest.name.as_str() {
                 "copy_stride_1" => Err(Error::Panicked("Missing symbol cuEventElapsedTime_v2".into())),
-                _ => Ok((0..reps).map(|i| 10.0 + f64::from(i)).collect()),
+                // A sequence's runs: each launch's share of 10, 11, ... µs.
+                _ => {
+                    let n = w.manifest.schedule().0.len() as f64;
+                    Ok((0..reps).map(|i| vec![(10.0 + f64::from(i)) / n; n as usize]).collect())
+                }
             };
             Ok(DeviceRun { outputs, kernel: KernelAttrs { registers: 16, static_smem: 0, local_bytes: 0 }, times })
         }

@@ -62,8 +62,8 @@ fn occupancy_limits_match_ncu_for_every_workload() {
     for rec in &ds.workloads {
         let w = Workload::bundled(&rec.name).unwrap();
         let mut p = warpsim_sim::launch::prepare(&w, warpsim_sim::Gpu::of(&cfg)).unwrap();
-        let k = p.kernel().unwrap();
-        let occ = warpsim_sim::occupancy::occupancy(&cfg, k.dims.threads_per_cta(), p.regs_per_thread, k.smem_bytes).unwrap();
+        let k = p.kernel(0).unwrap();
+        let occ = warpsim_sim::occupancy::occupancy(&cfg, k.dims.threads_per_cta(), p.launches[0].regs_per_thread, k.smem_bytes).unwrap();
         let l = occ.limits;
         for (c, sim) in [("blocks", l.blocks), ("warps", l.warps), ("registers", l.registers)] {
             let hw = rec.counters[&format!("launch__occupancy_limit_{c}")];

@@ -86,9 +86,13 @@ fn tensor_map_line(t: &TensorMap) -> String {
 fn export(dir: &Path, names: &[String]) -> std::io::Result<()> {
     for name in selected(names) {
         let w = Workload::bundled(&name).map_err(std::io::Error::other)?;
+        if w.launches.len() > 1 {
+            eprintln!("{name}: a launch sequence; the cross-check exports single launches only");
+            continue;
+        }
         let d = dir.join(&name);
         std::fs::create_dir_all(&d)?;
-        let l = &w.launch;
+        let l = w.launch();
         let mut t = format!(
             "entry {}\nptx {}\ngrid {} {} {}\nblock {} {} {}\nsmem {}\n",
             w.manifest.entry,
@@ -106,7 +110,7 @@ fn export(dir: &Path, names: &[String]) -> std::io::Result<()> {
             l.cluster[0],
             l.cluster[1],
             l.cluster[2],
-            if w.manifest.cluster.is_some() {
+            if w.manifest.launch().cluster.is_some() {
                 "manifest"
             } else {
                 "ptx"
@@ -122,7 +126,7 @@ fn export(dir: &Path, names: &[String]) -> std::io::Result<()> {
                 f.write_all(bytes)?;
             }
         }
-        for a in &w.manifest.args {
+        for a in &w.manifest.launch().args {
             t += &match a {
                 Arg::Buffer { index } => format!("arg buffer {index}\n"),
                 Arg::Scalar { dtype, bits, .. } => {
@@ -148,7 +152,7 @@ fn timing_values(w: &Workload, outputs: &[(&str, Vec<u8>)]) -> Vec<String> {
     let Ok(ctx) = RefCtx::new(&w.manifest, &w.inputs) else {
         return Vec::new();
     };
-    let expected = (r.compute)(&ctx.with_cluster(w.launch.cluster)).unwrap_or_default();
+    let expected = (r.compute)(&ctx.with_cluster(w.launch().cluster)).unwrap_or_default();
     let mut lines = Vec::new();
     for (name, bytes) in outputs {
         let Some(spec) = w.manifest.buffers.iter().find(|b| b.name == *name) else {

@@ -19,6 +19,7 @@ mod reference;
 mod reference_blind;
 mod reference_blind3;
 mod reference_blind4;
+mod reference_multi;
 mod reference_membench;
 mod reference_micro;
 mod reference_hopper;
@@ -32,7 +33,7 @@ pub use dtype::{DType, Value};
 pub use error::{line_col, ErrorKind, LoadError, ManifestError};
 pub use init::{CsrPart, Init};
 pub use manifest::{
-    Arg, BufferSpec, CheckSpec, Compare, FigureSpec, FigureUnit, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
+    Arg, BufferSpec, LaunchSpec, MAX_REPEAT, CheckSpec, Compare, FigureSpec, FigureUnit, Interleave, L2Promotion, Manifest, OobFill, PtxCheck,
     Swizzle, TensorMap, MAX_CHASE_SLOTS,
 };
 pub use reference::{references, Expected, RefCtx, RefError, Reference};

@@ -4,7 +4,10 @@
 //! wrapped in `toml::Spanned`) take the TOML's shape; [`parse`] then checks meaning (names resolve,
 //! ranges hold, inits fit their dtype, files exist, the `[[arg]]` list matches the PTX entry's
 //! parameters, the check's reference exists and finds what it needs) and builds the typed
-//! [`Manifest`]. Nothing here panics on user input. The schema is documented in the crate's
+//! [`Manifest`]. A manifest's kernel launches are one sequence ([`Manifest::launches`]): the
+//! `[[launch]]` tables in order, or, without any, the single launch the top-level `entry`,
+//! `grid`, `block`, `cluster`, `dynamic_smem` and `[[arg]]`s describe; both are checked by the
+//! same code. Nothing here panics on user input. The schema is documented in the crate's
 //! README.md; keep the two in step.
 //!
 //! [`ManifestError`]: crate::ManifestError
@@ -31,12 +34,8 @@ pub struct Manifest {
     pub description: Option<String>,
     /// PTX file, as written (relative to the manifest).
     pub ptx: String,
+    /// The top-level `entry`: the kernel of a single-launch manifest, the default of `[[launch]]`.
     pub entry: String,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    /// As written; [`crate::Launch`] resolves the default from the PTX.
-    pub cluster: Option<[u32; 3]>,
-    pub dynamic_smem: u32,
     /// As written: registers per thread as ptxas reported them for the GPU's build (bundled
     /// workloads: CUDA 13.0 for the H200, which the driver's `CU_FUNC_ATTRIBUTE_NUM_REGS` confirms).
     /// Absent: the compiler's count or the simulator's estimate ([`crate::RegsSource`]).
@@ -45,10 +44,68 @@ pub struct Manifest {
     /// ptxas and applied to the estimate. Absent: only the PTX's own `.maxnreg` and launch bounds.
     pub maxrregcount: Option<u32>,
     pub buffers: Vec<BufferSpec>,
-    pub args: Vec<Arg>,
+    /// The launches, run in order over the shared buffers (at least one).
+    pub launches: Vec<LaunchSpec>,
     pub check: Option<CheckSpec>,
     /// `[figure]`: how a microbenchmark's outputs become the figure a paper reports.
     pub figure: Option<FigureSpec>,
+}
+
+impl Manifest {
+    /// Every launch's arguments, in sequence order (what references and figures look scalars
+    /// and tensor maps up in: the first of a name wins).
+    pub fn args(&self) -> impl Iterator<Item = &Arg> {
+        self.launches.iter().flat_map(|l| &l.args)
+    }
+
+    /// The first launch: the only one of a single-launch manifest, whose shape the references of
+    /// single-kernel workloads read.
+    pub fn launch(&self) -> &LaunchSpec {
+        &self.launches[0]
+    }
+
+    /// The kernel launches the sequence makes, in order, repetitions each their own: the
+    /// launch's index in [`Manifest::launches`] and, per buffer name (manifest order), the
+    /// buffer whose memory the name refers to then; and the same map after the last launch (what
+    /// the check reads). Swaps apply after each repetition of their launch. Every runner (the
+    /// simulator, the GPU) follows this one schedule.
+    pub fn schedule(&self) -> (Vec<(usize, Vec<usize>)>, Vec<usize>) {
+        let mut map: Vec<usize> = (0..self.buffers.len()).collect();
+        let mut runs = Vec::new();
+        for (i, l) in self.launches.iter().enumerate() {
+            for _ in 0..l.repeat {
+                runs.push((i, map.clone()));
+                if let Some([a, b]) = l.swap {
+                    map.swap(a, b);
+                }
+            }
+        }
+        (runs, map)
+    }
+}
+
+/// Most repetitions of one `[[launch]]`.
+pub const MAX_REPEAT: u32 = 100_000;
+
+/// One kernel launch of the sequence (a `[[launch]]` table, or the top-level launch).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSpec {
+    /// A `.entry` of the manifest's PTX module.
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// As written; [`crate::Launch`] resolves the default from the PTX.
+    pub cluster: Option<[u32; 3]>,
+    pub dynamic_smem: u32,
+    /// As written (or the top-level `regs_per_thread` for launches of the top-level entry).
+    pub regs_per_thread: Option<u32>,
+    /// One per kernel parameter, in PTX order.
+    pub args: Vec<Arg>,
+    /// Times the launch runs back to back (at least 1).
+    pub repeat: u32,
+    /// Two buffers (indices into `Manifest::buffers`) whose device memory the names exchange
+    /// after each repetition: ping-pong.
+    pub swap: Option<[usize; 2]>,
 }
 
 /// The unit a `[figure]` is reported in.
@@ -91,8 +148,8 @@ pub struct FigureSpec {
 
 impl FigureSpec {
     /// The work in the timed cycles: `scale` × the scalar `per` of `args`.
-    pub fn work(&self, args: &[Arg]) -> Option<f64> {
-        args.iter().find_map(|a| match a {
+    pub fn work<'a>(&self, args: impl IntoIterator<Item = &'a Arg>) -> Option<f64> {
+        args.into_iter().find_map(|a| match a {
             Arg::Scalar { name: Some(n), dtype, bits } if *n == self.per => Some(dtype.decode(*bits).as_f64() * self.scale),
             _ => None,
         })
@@ -228,8 +285,8 @@ struct RawManifest {
     description: Option<String>,
     ptx: Spanned<String>,
     entry: Spanned<String>,
-    grid: Spanned<Vec<Spanned<u32>>>,
-    block: Spanned<Vec<Spanned<u32>>>,
+    grid: Option<Spanned<Vec<Spanned<u32>>>>,
+    block: Option<Spanned<Vec<Spanned<u32>>>>,
     cluster: Option<Spanned<Vec<Spanned<u32>>>>,
     dynamic_smem: Option<Spanned<u32>>,
     regs_per_thread: Option<Spanned<u32>>,
@@ -238,8 +295,26 @@ struct RawManifest {
     buffers: Vec<RawBuffer>,
     #[serde(default, rename = "arg")]
     args: Vec<Spanned<RawArg>>,
+    #[serde(default, rename = "launch")]
+    launches: Vec<Spanned<RawLaunch>>,
     check: Option<Spanned<RawCheck>>,
     figure: Option<Spanned<RawFigure>>,
+}
+
+/// A `[[launch]]` table; the top-level launch keys of a manifest without any become one too.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    entry: Option<Spanned<String>>,
+    grid: Spanned<Vec<Spanned<u32>>>,
+    block: Spanned<Vec<Spanned<u32>>>,
+    cluster: Option<Spanned<Vec<Spanned<u32>>>>,
+    dynamic_smem: Option<Spanned<u32>>,
+    regs_per_thread: Option<Spanned<u32>>,
+    #[serde(default, rename = "arg")]
+    args: Vec<Spanned<RawArg>>,
+    repeat: Option<Spanned<u32>>,
+    swap: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]
@@ -269,7 +344,7 @@ struct RawBuffer {
     output: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawArg {
     buffer: Option<Spanned<String>>,
@@ -277,7 +352,7 @@ struct RawArg {
     tensor_map: Option<Spanned<RawTensorMap>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScalar {
     dtype: Spanned<DType>,
@@ -285,7 +360,7 @@ struct RawScalar {
     name: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTensorMap {
     buffer: Spanned<String>,
@@ -421,17 +496,21 @@ pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
 /// Dynamic shared memory of one block: the most any GPU allows (227 KiB on Hopper).
 pub const MAX_DYNAMIC_SMEM: u32 = 227 * 1024;
 
-/// What [`parse`] produces besides the manifest: the PTX text and what was read of its entry.
+/// What [`parse`] produces besides the manifest: the PTX text and what was read of each
+/// launch's entry (in [`Manifest::launches`] order).
 pub(crate) struct Parsed {
     pub manifest: Manifest,
     pub ptx: String,
-    pub entry: PtxEntry,
+    pub entries: Vec<PtxEntry>,
 }
 
 /// Checks PTX text (named as the second argument in messages) with a real PTX front end; `Err`
 /// is its located error. This crate reads PTX only lightly ([`ptx`]), so callers that have a
 /// front end pass it to [`parse`], and its error wins over the light read's.
 pub type PtxCheck<'a> = &'a dyn Fn(&str, &str) -> Result<(), String>;
+
+/// The launch keys a manifest with `[[launch]]` tables must not also have at the top level.
+const TOP_LAUNCH_KEYS: &str = "`grid`, `block`, `cluster`, `dynamic_smem` and [[arg]] go in each [[launch]] of a launch sequence, not at the top level";
 
 /// Parse and validate manifest source `src`. `read` fetches a file named relative to the
 /// manifest (the PTX, `init = { file }`); `check` is asked about the PTX when the light read
@@ -444,26 +523,35 @@ pub(crate) fn parse(
     let raw: RawManifest = toml::from_str(loc.src).map_err(|e| loc.toml_error(&e))?;
     let v = Validator { loc, read };
 
-    // CUDA's launch limits, the same on every GPU since compute capability 3.0 (a preset's own,
-    // such as its threads per SM, are the simulator's to check).
-    let grid = v.dims(&raw.grid, "grid", [i32::MAX as u32, 65535, 65535], u64::MAX)?;
-    let block = v.dims(&raw.block, "block", [1024, 1024, 64], 1024)?;
-    let cluster = raw.cluster.as_ref().map(|c| v.dims(c, "cluster", [16; 3], 16)).transpose()?;
-    if let Some(d) = raw.dynamic_smem.as_ref().filter(|d| *d.get_ref() > MAX_DYNAMIC_SMEM) {
-        return Err(loc.at(
-            ErrorKind::Value,
-            d,
-            format!("{} bytes of dynamic shared memory; no GPU gives a block more than {MAX_DYNAMIC_SMEM} (227 KiB)", d.get_ref()),
-        ));
-    }
-    if let (Some(c), Some(raw_c)) = (cluster, &raw.cluster) {
-        if (0..3).any(|i| grid[i] % c[i] != 0) {
-            return Err(loc.at(
-                ErrorKind::Value,
-                raw_c,
-                format!("cluster {c:?} does not divide grid {grid:?}"),
-            ));
+    // The sequence: the [[launch]] tables, or the top-level keys as one launch.
+    let top_launch;
+    let sequence: Vec<(&RawLaunch, std::ops::Range<usize>)> = if raw.launches.is_empty() {
+        let missing = |key: &str| {
+            loc.at(ErrorKind::Type, &raw.entry, format!("missing `{key}`: a manifest launches `{}` with top-level `grid` and `block`, or has [[launch]] tables", raw.entry.get_ref()))
+        };
+        top_launch = RawLaunch {
+            entry: Some(raw.entry.clone()),
+            grid: raw.grid.clone().ok_or_else(|| missing("grid"))?,
+            block: raw.block.clone().ok_or_else(|| missing("block"))?,
+            cluster: raw.cluster.clone(),
+            dynamic_smem: raw.dynamic_smem.clone(),
+            regs_per_thread: None,
+            args: raw.args.clone(),
+            repeat: None,
+            swap: None,
+        };
+        vec![(&top_launch, raw.entry.span())]
+    } else {
+        let stray = [raw.grid.as_ref().map(Spanned::span), raw.block.as_ref().map(Spanned::span), raw.cluster.as_ref().map(Spanned::span), raw.dynamic_smem.as_ref().map(Spanned::span), raw.args.first().map(Spanned::span)];
+        if let Some(span) = stray.into_iter().flatten().next() {
+            return Err(loc.error(ErrorKind::Value, span, TOP_LAUNCH_KEYS));
         }
+        raw.launches.iter().map(|l| (l.get_ref(), l.span())).collect()
+    };
+    // Launch shapes first: they need nothing else.
+    let mut shapes = Vec::with_capacity(sequence.len());
+    for (l, _) in &sequence {
+        shapes.push(v.shape(l)?);
     }
 
     let ptx_bytes = read(raw.ptx.get_ref()).map_err(|e| {
@@ -483,19 +571,23 @@ pub(crate) fn parse(
         Err(message) => LoadError::Ptx { manifest: loc.file.clone(), message },
         Ok(()) => e,
     };
-    let entry = ptx::find_entry(&ptx, raw.entry.get_ref()).ok_or_else(|| {
-        ptx_error(loc.at(
-            ErrorKind::Ptx,
-            &raw.entry,
-            format!(
-                "no `.entry {}(` in `{}`",
-                raw.entry.get_ref(),
-                raw.ptx.get_ref()
-            ),
-        ))
-    })?;
+    let find_entry = |name: &str, span: std::ops::Range<usize>| {
+        ptx::find_entry(&ptx, name).ok_or_else(|| {
+            let known = ptx::entry_names(&ptx);
+            ptx_error(loc.error(
+                ErrorKind::Ptx,
+                span,
+                format!("no `.entry {name}(` in `{}` (entries: {})", raw.ptx.get_ref(), if known.is_empty() { "none".into() } else { known.join(", ") }),
+            ))
+        })
+    };
+    // The top-level entry is the default of every launch: it must exist.
+    find_entry(raw.entry.get_ref(), raw.entry.span())?;
 
-    for (key, value) in [("regs_per_thread", &raw.regs_per_thread), ("maxrregcount", &raw.maxrregcount)] {
+    for (key, value) in [("regs_per_thread", &raw.regs_per_thread), ("maxrregcount", &raw.maxrregcount)]
+        .into_iter()
+        .chain(sequence.iter().map(|(l, _)| ("regs_per_thread", &l.regs_per_thread)))
+    {
         if let Some(r) = value.as_ref().filter(|r| !(1..=255).contains(r.get_ref())) {
             return Err(loc.at(
                 ErrorKind::Value,
@@ -544,80 +636,113 @@ pub(crate) fn parse(
             })
     };
 
-    let mut args = Vec::new();
-    for a in &raw.args {
-        let arg = match (
-            &a.get_ref().buffer,
-            &a.get_ref().scalar,
-            &a.get_ref().tensor_map,
-        ) {
-            (Some(b), None, None) => Arg::Buffer {
-                index: find_buffer(b)?,
-            },
-            (None, Some(s), None) => v.scalar(s)?,
-            (None, None, Some(t)) => {
-                Arg::TensorMap(v.tensor_map(t, find_buffer(&t.get_ref().buffer)?, &buffers)?)
-            }
-            _ => {
-                return Err(loc.at(
-                    ErrorKind::Type,
-                    a,
-                    "an [[arg]] needs exactly one of `buffer`, `scalar`, `tensor_map`",
-                ))
-            }
+    let mut launches = Vec::with_capacity(sequence.len());
+    let mut entries = Vec::with_capacity(sequence.len());
+    for ((l, span), (grid, block, cluster)) in sequence.iter().zip(shapes) {
+        let (entry_name, entry_span) = match &l.entry {
+            Some(e) => (e.get_ref().clone(), e.span()),
+            None => (raw.entry.get_ref().clone(), span.clone()),
         };
-        args.push(arg);
+        let entry = find_entry(&entry_name, entry_span.clone())?;
+        let mut args = Vec::new();
+        for a in &l.args {
+            let arg = match (
+                &a.get_ref().buffer,
+                &a.get_ref().scalar,
+                &a.get_ref().tensor_map,
+            ) {
+                (Some(b), None, None) => Arg::Buffer {
+                    index: find_buffer(b)?,
+                },
+                (None, Some(s), None) => v.scalar(s)?,
+                (None, None, Some(t)) => {
+                    Arg::TensorMap(v.tensor_map(t, find_buffer(&t.get_ref().buffer)?, &buffers)?)
+                }
+                _ => {
+                    return Err(loc.at(
+                        ErrorKind::Type,
+                        a,
+                        "an [[arg]] needs exactly one of `buffer`, `scalar`, `tensor_map`",
+                    ))
+                }
+            };
+            args.push(arg);
+        }
+        check_args_against_ptx(loc, (&entry_name, entry_span), &l.args, &args, &entry).map_err(ptx_error)?;
+        let repeat = match &l.repeat {
+            Some(r) if !(1..=MAX_REPEAT).contains(r.get_ref()) => {
+                return Err(loc.at(ErrorKind::Value, r, format!("`repeat` must be between 1 and {MAX_REPEAT}, got {}", r.get_ref())))
+            }
+            Some(r) => *r.get_ref(),
+            None => 1,
+        };
+        let swap = l.swap.as_ref().map(|s| v.swap(s, &buffers, &find_buffer)).transpose()?;
+        let regs_per_thread = l
+            .regs_per_thread
+            .as_ref()
+            .map(|r| *r.get_ref())
+            .or_else(|| raw.regs_per_thread.as_ref().filter(|_| entry_name == *raw.entry.get_ref()).map(|r| *r.get_ref()));
+        launches.push(LaunchSpec {
+            entry: entry_name,
+            grid,
+            block,
+            cluster,
+            dynamic_smem: l.dynamic_smem.as_ref().map_or(0, |d| *d.get_ref()),
+            regs_per_thread,
+            args,
+            repeat,
+            swap,
+        });
+        entries.push(entry);
     }
-    check_args_against_ptx(loc, &raw, &args, &entry).map_err(ptx_error)?;
+    let all_args: Vec<Arg> = launches.iter().flat_map(|l| l.args.iter().cloned()).collect();
 
     let check = raw
         .check
         .as_ref()
-        .map(|c| v.check(c, &buffers, &args))
+        .map(|c| v.check(c, &buffers, &all_args))
         .transpose()?;
-    let figure = raw.figure.as_ref().map(|f| v.figure(f, &buffers, &args)).transpose()?;
+    let figure = raw.figure.as_ref().map(|f| v.figure(f, &buffers, &all_args)).transpose()?;
     let manifest = Manifest {
         name: raw.name.into_inner(),
         description: raw.description,
         ptx: raw.ptx.into_inner(),
         entry: raw.entry.into_inner(),
-        grid,
-        block,
-        cluster,
-        dynamic_smem: raw.dynamic_smem.map_or(0, |d| d.into_inner()),
         regs_per_thread: raw.regs_per_thread.map(|r| r.into_inner()),
         maxrregcount: raw.maxrregcount.map(|r| r.into_inner()),
         buffers,
-        args,
+        launches,
         check,
         figure,
     };
     Ok(Parsed {
         manifest,
         ptx,
-        entry,
+        entries,
     })
 }
 
+/// The `[[arg]]`s of a launch of `entry` (its name, and the span errors about it point at)
+/// against the entry's parameters.
 fn check_args_against_ptx(
     loc: &Locator<'_>,
-    raw: &RawManifest,
+    (name, entry_span): (&str, std::ops::Range<usize>),
+    raw_args: &[Spanned<RawArg>],
     args: &[Arg],
     entry: &PtxEntry,
 ) -> Result<(), LoadError> {
     if args.len() != entry.params.len() {
         let msg = format!(
-            "{} [[arg]] given, but `.entry {}` has {} parameters",
+            "{} [[arg]] given, but `.entry {name}` has {} parameters",
             args.len(),
-            raw.entry.get_ref(),
             entry.params.len()
         );
-        return Err(match raw.args.get(entry.params.len()) {
+        return Err(match raw_args.get(entry.params.len()) {
             Some(extra) => loc.error(ErrorKind::Ptx, arg_span(extra.get_ref()), msg),
-            None => loc.at(ErrorKind::Ptx, &raw.entry, msg),
+            None => loc.error(ErrorKind::Ptx, entry_span, msg),
         });
     }
-    for ((arg, raw_arg), p) in args.iter().zip(&raw.args).zip(&entry.params) {
+    for ((arg, raw_arg), p) in args.iter().zip(raw_args).zip(&entry.params) {
         let span = arg_span(raw_arg.get_ref());
         let ok = match arg {
             Arg::Buffer { .. } => p.array.is_none() && p.bytes() == Some(8) && !p.is_float(),
@@ -658,6 +783,9 @@ fn arg_span(a: &RawArg) -> std::ops::Range<usize> {
         .unwrap_or_default()
 }
 
+/// A launch's grid, block and cluster as written.
+type Shape = ([u32; 3], [u32; 3], Option<[u32; 3]>);
+
 struct Validator<'a, 'b> {
     loc: &'a Locator<'b>,
     read: &'a dyn Fn(&str) -> std::io::Result<Vec<u8>>,
@@ -696,6 +824,58 @@ impl Validator<'_, '_> {
             return Err(self.loc.at(ErrorKind::Value, d, format!("{what} {out:?} has {n} {}; a launch allows {product}", if what == "block" { "threads" } else { "CTAs" })));
         }
         Ok(out)
+    }
+
+    /// A launch's grid, block and cluster: CUDA's launch limits, the same on every GPU since
+    /// compute capability 3.0 (a preset's own, such as its threads per SM, are the simulator's
+    /// to check); dynamic shared memory within the most any GPU gives.
+    fn shape(&self, l: &RawLaunch) -> Result<Shape, LoadError> {
+        let loc = self.loc;
+        let grid = self.dims(&l.grid, "grid", [i32::MAX as u32, 65535, 65535], u64::MAX)?;
+        let block = self.dims(&l.block, "block", [1024, 1024, 64], 1024)?;
+        let cluster = l.cluster.as_ref().map(|c| self.dims(c, "cluster", [16; 3], 16)).transpose()?;
+        if let Some(d) = l.dynamic_smem.as_ref().filter(|d| *d.get_ref() > MAX_DYNAMIC_SMEM) {
+            return Err(loc.at(
+                ErrorKind::Value,
+                d,
+                format!("{} bytes of dynamic shared memory; no GPU gives a block more than {MAX_DYNAMIC_SMEM} (227 KiB)", d.get_ref()),
+            ));
+        }
+        if let (Some(c), Some(raw_c)) = (cluster, &l.cluster) {
+            if (0..3).any(|i| grid[i] % c[i] != 0) {
+                return Err(loc.at(
+                    ErrorKind::Value,
+                    raw_c,
+                    format!("cluster {c:?} does not divide grid {grid:?}"),
+                ));
+            }
+        }
+        Ok((grid, block, cluster))
+    }
+
+    /// `swap = ["a", "b"]`: two different buffers of one dtype and length.
+    fn swap(
+        &self,
+        s: &Spanned<Vec<Spanned<String>>>,
+        buffers: &[BufferSpec],
+        find_buffer: &dyn Fn(&Spanned<String>) -> Result<usize, LoadError>,
+    ) -> Result<[usize; 2], LoadError> {
+        let [a, b] = s.get_ref().as_slice() else {
+            return Err(self.loc.at(ErrorKind::Value, s, format!("`swap` names two buffers, got {}", s.get_ref().len())));
+        };
+        let (i, j) = (find_buffer(a)?, find_buffer(b)?);
+        if i == j {
+            return Err(self.loc.at(ErrorKind::Value, b, format!("`swap` names `{}` twice; it exchanges two different buffers", a.get_ref())));
+        }
+        let (x, y) = (&buffers[i], &buffers[j]);
+        if (x.dtype, x.len) != (y.dtype, y.len) {
+            return Err(self.loc.at(
+                ErrorKind::Value,
+                s,
+                format!("`swap` exchanges buffers of one dtype and length: `{}` is {} × {}, `{}` is {} × {}", x.name, x.len, x.dtype, y.name, y.len, y.dtype),
+            ));
+        }
+        Ok([i, j])
     }
 
     fn buffer(&self, b: &RawBuffer) -> Result<BufferSpec, LoadError> {

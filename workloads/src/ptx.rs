@@ -1,4 +1,5 @@
-//! A light read of PTX text: the parameter list and performance directives of one `.entry`.
+//! A light read of PTX text: the parameter list and performance directives of one `.entry`, and
+//! the names of all of them.
 //! Enough to check a manifest against its kernel without the `isa` crate's full parser (this crate
 //! must stay independent of it). Registers are not estimated here: the simulator does that from
 //! the lowered program (`warpsim_isa::liveness`), or asks ptxas (`warpsim-toolchain`).
@@ -67,6 +68,17 @@ pub fn find_entry(ptx: &str, name: &str) -> Option<PtxEntry> {
         maxnreg: directive(header, ".maxnreg").and_then(|v| v.first().copied()),
         reqnctapercluster: directive(header, ".reqnctapercluster").map(dims3),
     })
+}
+
+/// The names of the `.entry`s in `ptx`, in order (for messages).
+pub fn entry_names(ptx: &str) -> Vec<&str> {
+    ptx.match_indices(".entry")
+        .filter_map(|(i, _)| {
+            let rest = ptx[i + ".entry".len()..].trim_start();
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))?;
+            (end > 0 && rest[end..].trim_start().starts_with('(')).then(|| &rest[..end])
+        })
+        .collect()
 }
 
 fn parse_param(text: &str) -> Option<PtxParam> {

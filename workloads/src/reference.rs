@@ -16,6 +16,7 @@ use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
 use crate::reference_blind3 as blind3;
 use crate::reference_blind4 as blind4;
+use crate::reference_multi as multi;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
 use crate::reference_micro as micro;
@@ -99,7 +100,7 @@ impl<'a> RefCtx<'a> {
         Ok(RefCtx {
             manifest,
             inputs,
-            cluster: manifest.cluster.unwrap_or([1, 1, 1]),
+            cluster: manifest.launch().cluster.unwrap_or([1, 1, 1]),
         })
     }
 
@@ -119,8 +120,7 @@ impl<'a> RefCtx<'a> {
             .position(|b| b.name == name)
             .ok_or_else(|| RefError::NoBuffer(name.into()))?;
         self.manifest
-            .args
-            .iter()
+            .args()
             .find_map(|a| match a {
                 Arg::TensorMap(t) if t.buffer == index => Some(t),
                 _ => None,
@@ -174,8 +174,7 @@ impl<'a> RefCtx<'a> {
     /// A named scalar arg's value.
     pub fn scalar(&self, name: &str) -> Result<Value, RefError> {
         self.manifest
-            .args
-            .iter()
+            .args()
             .find_map(|a| match a {
                 Arg::Scalar {
                     dtype,
@@ -435,6 +434,10 @@ pub fn references() -> &'static [Reference] {
             in ["vals", "maxes"], out ["maxes"], timing [], scalars ["n", "nslots"], params [] => blind4::slot_max;
         "aos_field_axpy": "p[4i+3] = fmaf(p[4i], dt, p[4i+3]) for i < n (struct {x, y, z, w}: w += x*dt), the rest unchanged",
             in ["p"], out ["p"], timing [], scalars ["n", "dt"], params [] => blind4::aos_field_axpy;
+        "two_pass_sum": "partial[b] = block b's tree sum of its 2 x block inputs, out[0] = the partials' sum (f32, the kernels' order)",
+            in ["in"], out ["partial", "out"], timing [], scalars ["n", "m"], params [] => multi::two_pass_sum;
+        "jacobi_sweeps": "the launch's `repeat` Jacobi sweeps of a over nx x ny, a and b swapped after each: a the last, b the one before",
+            in ["a", "b"], out ["a", "b"], timing [], scalars ["nx", "ny"], params [] => multi::jacobi_sweeps;
         "row_l2_normalize": "out = in * (1 / sqrt(row sum of squares)) per cols-element row (f32)",
             in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => blind4::row_l2_normalize;
         "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",

@@ -134,8 +134,8 @@ pub(crate) fn shfl_block_sum(x: &[f32], blk: usize, blocks: usize, threads: usiz
 /// `out[b]` = [`shfl_block_sum`] of the first `n` elements of `in` for each of the grid's blocks.
 pub(crate) fn shfl_block_sums(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let n = count(c, "n")?;
-    let (blocks, threads) = (c.manifest.grid[0] as usize, c.manifest.block[0] as usize);
-    if c.manifest.grid[1..] != [1, 1] || c.manifest.block[1..] != [1, 1] || threads % 32 != 0 || threads > 1024 {
+    let (blocks, threads) = (c.manifest.launch().grid[0] as usize, c.manifest.launch().block[0] as usize);
+    if c.manifest.launch().grid[1..] != [1, 1] || c.manifest.launch().block[1..] != [1, 1] || threads % 32 != 0 || threads > 1024 {
         return Err(shape("a 1D grid of 1D blocks of whole warps (at most 1024 threads)"));
     }
     expect_len(c, "out", blocks)?;

@@ -254,7 +254,7 @@ pub(crate) fn tma_latency(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// `push[b]` = the slice of the previous one (written into this CTA remotely), `sums[k]` = the
 /// wrapping sum of cluster k's slices (remote atomics into rank 0).
 pub(crate) fn cluster_exchange(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let g = c.manifest.grid;
+    let g = c.manifest.launch().grid;
     let cl = c.cluster;
     if g[1] != 1 || g[2] != 1 || cl[1] != 1 || cl[2] != 1 {
         return Err(shape("cluster_exchange models 1D grids and clusters"));
@@ -306,7 +306,7 @@ pub(crate) fn cluster_exchange(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// Every CTA b of cluster k = b / C writes the k-th slice of `in` (what a multicast load
 /// delivered to all of them): `out[b*n + i] = in[k*n + i]`, `n = len(out)/blocks`.
 pub(crate) fn cluster_replicate(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let blocks: usize = c.manifest.grid.iter().map(|&d| d as usize).product();
+    let blocks: usize = c.manifest.launch().grid.iter().map(|&d| d as usize).product();
     let size: usize = c.cluster.iter().map(|&d| d as usize).product();
     let input = c.values("in")?;
     let n = len(c, "out")? / blocks;

@@ -25,10 +25,10 @@ fn expect_out(values: Vec<Option<Value>>) -> Result<Vec<Expected>, RefError> {
 /// Threads of the launch: a 1D grid of 1D blocks.
 fn launch_threads(c: &RefCtx) -> Result<usize, RefError> {
     let m = c.manifest;
-    if m.grid[1..] != [1, 1] || m.block[1..] != [1, 1] {
+    if m.launch().grid[1..] != [1, 1] || m.launch().block[1..] != [1, 1] {
         return Err(shape("a 1D grid of 1D blocks"));
     }
-    Ok(m.grid[0] as usize * m.block[0] as usize)
+    Ok(m.launch().grid[0] as usize * m.launch().block[0] as usize)
 }
 
 fn u32_value(v: u32) -> Option<Value> {

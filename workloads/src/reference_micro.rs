@@ -118,8 +118,8 @@ pub(crate) fn l1_bw(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// o = w*2048, (w + warps)*2048, ... below chunk, in a warming pass and `iters` timed passes.
 pub(crate) fn l2_bw(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (chunk, iters) = (c.scalar_int("chunk")?.max(0) as usize, c.scalar_int("iters")?);
-    let block = c.manifest.block[0] as usize;
-    if !block.is_multiple_of(32) || c.manifest.block[1..] != [1, 1] {
+    let block = c.manifest.launch().block[0] as usize;
+    if !block.is_multiple_of(32) || c.manifest.launch().block[1..] != [1, 1] {
         return Err(shape("l2_bw needs 1D blocks of whole warps"));
     }
     let warps = block / 32;

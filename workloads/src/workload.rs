@@ -1,5 +1,5 @@
-//! A loaded workload: the validated manifest, its PTX text, the launch shape and the generated
-//! input bytes of every buffer, plus the bundled suite (embedded in the binary by `build.rs`).
+//! A loaded workload: the validated manifest, its PTX text, each launch's resolved shape and the
+//! generated input bytes of every buffer, plus the bundled suite (embedded in the binary by `build.rs`).
 //!
 //! Bundled workloads live in `suite/<dir>/<case>.toml`; a workload's bundled name is the file
 //! stem `<case>`, which must equal the manifest's `name`, so `Workload::bundled("vector_add")`
@@ -10,7 +10,7 @@
 use crate::check::{self, CheckReport};
 use crate::data::InitData;
 use crate::error::{LoadError, Locator};
-use crate::manifest::{self, BufferSpec, Manifest, PtxCheck};
+use crate::manifest::{self, BufferSpec, LaunchSpec, Manifest, PtxCheck};
 use crate::sized::{self, Target};
 use std::collections::BTreeMap;
 use std::io;
@@ -21,7 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/suite_files.rs"));
 /// Where bundled paths appear to live, for error messages (the repository path).
 const BUNDLED_ROOT: &str = "workloads/suite";
 
-/// The launch shape, with defaults resolved.
+/// A launch's shape and resources, with defaults resolved (one per [`Manifest::launches`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
     pub grid: [u32; 3],
@@ -95,7 +95,8 @@ pub struct Workload {
     pub manifest_path: PathBuf,
     pub ptx: String,
     pub ptx_path: PathBuf,
-    pub launch: Launch,
+    /// One per launch of the sequence, in [`Manifest::launches`] order.
+    pub launches: Vec<Launch>,
     /// Initial contents of each buffer, in `manifest.buffers` order.
     pub inputs: Vec<InitData>,
 }
@@ -173,19 +174,21 @@ impl Workload {
         };
         let parsed = manifest::parse(&loc, read, check)?;
         let m = parsed.manifest;
-        let launch = Launch {
-            grid: m.grid,
-            block: m.block,
-            cluster: m
-                .cluster
-                .or(parsed.entry.reqnctapercluster)
-                .unwrap_or([1, 1, 1]),
-            dynamic_smem: m.dynamic_smem,
-            regs_per_thread: m.regs_per_thread,
-            regs_source: if m.regs_per_thread.is_some() { RegsSource::Manifest } else { RegsSource::Estimate },
-            maxrregcount: m.maxrregcount,
-            spills: Spills::default(),
-        };
+        let launches = m
+            .launches
+            .iter()
+            .zip(&parsed.entries)
+            .map(|(l, entry)| Launch {
+                grid: l.grid,
+                block: l.block,
+                cluster: l.cluster.or(entry.reqnctapercluster).unwrap_or([1, 1, 1]),
+                dynamic_smem: l.dynamic_smem,
+                regs_per_thread: l.regs_per_thread,
+                regs_source: if l.regs_per_thread.is_some() { RegsSource::Manifest } else { RegsSource::Estimate },
+                maxrregcount: m.maxrregcount,
+                spills: Spills::default(),
+            })
+            .collect();
         let inputs = m
             .buffers
             .iter()
@@ -197,9 +200,19 @@ impl Workload {
             manifest_path: path.to_path_buf(),
             ptx: parsed.ptx,
             ptx_path,
-            launch,
+            launches,
             inputs,
         })
+    }
+
+    /// The launch sequence: each launch's manifest entry with its resolved shape.
+    pub fn sequence(&self) -> impl Iterator<Item = (&LaunchSpec, &Launch)> {
+        self.manifest.launches.iter().zip(&self.launches)
+    }
+
+    /// The first launch's resolved shape: a single-launch workload's only one.
+    pub fn launch(&self) -> &Launch {
+        &self.launches[0]
     }
 
     /// A buffer's spec and initial data by name.
@@ -216,7 +229,7 @@ impl Workload {
         outputs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     ) -> CheckReport {
         let outputs: BTreeMap<&str, &[u8]> = outputs.into_iter().collect();
-        check::check(&self.manifest, self.launch.cluster, inputs, &outputs)
+        check::check(&self.manifest, self.launch().cluster, inputs, &outputs)
     }
 }
 

@@ -98,9 +98,9 @@ fn expect(
 #[test]
 fn good_manifest_loads() {
     let w = load(GOOD).unwrap();
-    assert_eq!(w.launch.cluster, [1, 1, 1]);
-    assert_eq!(w.launch.regs_source, warpsim_workloads::RegsSource::Estimate);
-    assert_eq!(w.launch.regs_per_thread, None);
+    assert_eq!(w.launch().cluster, [1, 1, 1]);
+    assert_eq!(w.launch().regs_source, warpsim_workloads::RegsSource::Estimate);
+    assert_eq!(w.launch().regs_per_thread, None);
 }
 
 #[test]
@@ -481,7 +481,7 @@ fn load_tma(src: &str) -> Result<Workload, warpsim_workloads::LoadError> {
 #[test]
 fn tensor_map_arg_loads_with_defaults() {
     let w = load_tma(TMA).unwrap();
-    let warpsim_workloads::Arg::TensorMap(t) = &w.manifest.args[0] else {
+    let warpsim_workloads::Arg::TensorMap(t) = &w.manifest.launch().args[0] else {
         panic!("not a tensor map")
     };
     assert_eq!(
@@ -503,7 +503,7 @@ fn tensor_map_arg_loads_with_defaults() {
             L2Promotion::B256
         )
     );
-    assert_eq!(w.launch.cluster, [2, 1, 1]);
+    assert_eq!(w.launch().cluster, [2, 1, 1]);
 }
 
 #[test]

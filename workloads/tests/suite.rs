@@ -52,14 +52,15 @@ fn groups_partition_the_suite_by_directory() {
 fn args_match_ptx_parameters() {
     for name in bundled_names() {
         let w = Workload::bundled(name).unwrap();
-        let entry = ptx::find_entry(&w.ptx, &w.manifest.entry)
+        for l in &w.manifest.launches {
+        let entry = ptx::find_entry(&w.ptx, &l.entry)
             .unwrap_or_else(|| panic!("{name}: entry not found"));
         assert_eq!(
             entry.params.len(),
-            w.manifest.args.len(),
+            l.args.len(),
             "{name}: parameter count"
         );
-        for (i, (arg, p)) in w.manifest.args.iter().zip(&entry.params).enumerate() {
+        for (i, (arg, p)) in l.args.iter().zip(&entry.params).enumerate() {
             let ok = match arg {
                 Arg::Buffer { .. } => p.ty == "u64" && p.array.is_none(),
                 Arg::Scalar { dtype, .. } => {
@@ -80,6 +81,7 @@ fn args_match_ptx_parameters() {
                 p.ty, p.name
             );
         }
+        }
     }
 }
 
@@ -93,7 +95,7 @@ fn predicted_outputs(w: &Workload) -> (BTreeMap<String, Vec<u8>>, (String, usize
         .unwrap();
     let ctx = RefCtx::new(&w.manifest, &w.inputs)
         .unwrap()
-        .with_cluster(w.launch.cluster);
+        .with_cluster(w.launch().cluster);
     let expected = (reference.compute)(&ctx).unwrap_or_else(|e| panic!("{}: {e}", w.manifest.name));
     let mut out = BTreeMap::new();
     let first = expected
@@ -221,7 +223,7 @@ fn sizes_are_simulator_friendly() {
     let large: Vec<&str> = ["membench", "blind4", "micro"].iter().flat_map(|g| groups[g].iter().copied()).collect();
     for name in bundled_names().into_iter().filter(|n| !LARGE.contains(n)) {
         let w = Workload::bundled(name).unwrap();
-        let threads = w.launch.blocks() * w.launch.threads_per_block();
+        let threads = w.launches.iter().map(|l| l.blocks() * l.threads_per_block()).max().unwrap_or(0);
         let dense: u64 = w
             .inputs
             .iter()

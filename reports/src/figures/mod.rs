@@ -4,6 +4,7 @@
 //! PNG and SVG.
 
 pub mod bars;
+pub mod launches;
 pub mod roofline;
 pub mod scatter;
 pub mod stacked;
