@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use warpsim_sim::params::{self, Ty};
@@ -20,6 +20,9 @@ use warpsim_workloads::Workload;
 /// (`sm.two_level_active` only under the two-level scheduler; `sm.smem_kib` must be the last
 /// carve-out unless there are none).
 type Row = (&'static str, &'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+/// A base run's preset, workload and overrides.
+type BaseKey = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
 
 const H200: &str = "hopper-h200";
 const OPS: &str = "tests/knobs/ops.toml";
@@ -201,33 +204,28 @@ fn every_numeric_key_moves_its_workload() {
         let p = params::param(k).unwrap_or_else(|| panic!("NOT_TIMED names no key {k}"));
         assert!(!p.timing(), "{k} is in NOT_TIMED but the table says the timing model reads it");
     }
-    let bases: Mutex<HashMap<(&str, &str, String), Option<Seen>>> = Mutex::new(HashMap::new());
+    // One base run per (preset, workload, overrides), shared by the rows that use it.
+    let bases: Mutex<HashMap<BaseKey, Arc<Seen>>> = Mutex::new(HashMap::new());
     let failures: Vec<String> = ROWS
         .par_iter()
-        .filter_map(|&(key, preset, name, with)| {
+        .filter_map(|&(key, preset, name, fixed)| {
             let p = params::param(key).unwrap_or_else(|| panic!("ROWS names no key {key}"));
-            let with: Vec<(String, String)> = with.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let with: Vec<(String, String)> = fixed.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             let cfg = presets::preset_with_overrides(preset, &with).unwrap();
             let info = params::key_infos(Some(&cfg)).into_iter().find(|i| i.key == key).unwrap();
             let value = info.default.unwrap_or_else(|| panic!("{key} has no value in {preset}"));
-            let base_key = (preset, name, format!("{with:?}"));
-            let cached = bases.lock().unwrap().get(&base_key).map(|b| b.as_ref().map(|s| format!("{s:?}")));
-            let base = match cached {
-                Some(b) => b,
-                None => {
-                    let b = run(preset, name, &with);
-                    let text = b.as_ref().map(|s| format!("{s:?}"));
-                    bases.lock().unwrap().insert(base_key, b);
-                    text
-                }
-            };
-            let base = base.unwrap_or_else(|| panic!("{preset} with {with:?} does not validate"));
+            let cached = bases.lock().unwrap().get(&(preset, name, fixed)).cloned();
+            let base = cached.unwrap_or_else(|| {
+                let b = Arc::new(run(preset, name, &with).unwrap_or_else(|| panic!("{preset} with {with:?} does not validate")));
+                bases.lock().unwrap().insert((preset, name, fixed), Arc::clone(&b));
+                b
+            });
             let tried: Vec<(String, Option<bool>)> = moves(p.ty, &value)
                 .into_iter()
                 .map(|v| {
                     let mut sets = with.clone();
                     sets.push((key.to_string(), v.clone()));
-                    let moved = run(preset, name, &sets).map(|s| format!("{s:?}") != base);
+                    let moved = run(preset, name, &sets).map(|s| s != *base);
                     (v, moved)
                 })
                 .collect();
