@@ -26,20 +26,27 @@ fn bundled_suite_runs_in_sass_mode() {
     for name in &names {
         let w = Workload::bundled(name).unwrap();
         let file = w.ptx_path.display().to_string();
-        let ptx = warpsim_isa::load(&w.ptx, &file).unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+        let ptx = warpsim_isa::load(&w.ptx, &file).unwrap();
         let Some(text) = listing(&w) else {
             unlowered.entry("(no listing)".into()).or_default().push(name.to_string());
             continue;
         };
-        let prog = match warpsim_sass::lower::lower_listing(text, &w.manifest.entry, &ptx) {
+        // One program per launch of the sequence (a multi-launch workload lowers each entry).
+        let lowered: Result<Vec<_>, _> = w
+            .manifest
+            .launches
+            .iter()
+            .map(|l| warpsim_sass::lower::lower_listing(text, &l.entry, ptx.iter().find(|p| p.name == l.entry).unwrap()).map_err(|e| (l.entry.clone(), e)))
+            .collect();
+        let progs = match lowered {
             Ok(p) => p,
-            Err(e) => {
-                assert!(e.to_string().contains(&w.manifest.entry), "{name}: the error names the kernel: {e}");
+            Err((entry, e)) => {
+                assert!(e.to_string().contains(&entry), "{name}: the error names the kernel: {e}");
                 unlowered.entry(e.opcode.clone()).or_default().push(format!("{name} ({})", e.reason));
                 continue;
             }
         };
-        match warpsim_sim::launch::run_functional_with(&w, 132, vec![prog]) {
+        match warpsim_sim::launch::run_functional_with(&w, 132, progs) {
             Ok(o) if o.check.passed() => {
                 passed.push(name.to_string());
                 let p = warpsim_sim::launch::run_functional(&w, 132).unwrap();
