@@ -26,19 +26,22 @@ fn bundled_suite_runs_in_sass_mode() {
     for name in &names {
         let w = Workload::bundled(name).unwrap();
         let file = w.ptx_path.display().to_string();
-        let ptx = warpsim_isa::load(&w.ptx, &file).unwrap();
+        let module = warpsim_isa::load(&w.ptx, &file).unwrap();
         let Some(text) = listing(&w) else {
             unlowered.entry("(no listing)".into()).or_default().push(name.to_string());
             continue;
         };
-        // One program per launch of the sequence (a multi-launch workload lowers each entry).
-        let lowered: Result<Vec<_>, _> = w
+        // One program per launch of the sequence, each its own entry's SASS.
+        let progs: Result<Vec<_>, _> = w
             .manifest
             .launches
             .iter()
-            .map(|l| warpsim_sass::lower::lower_listing(text, &l.entry, ptx.iter().find(|p| p.name == l.entry).unwrap()).map_err(|e| (l.entry.clone(), e)))
+            .map(|l| {
+                let ptx = module.iter().find(|p| p.name == l.entry).unwrap();
+                warpsim_sass::lower::lower_listing(text, &l.entry, ptx).map_err(|e| (l.entry.clone(), e))
+            })
             .collect();
-        let progs = match lowered {
+        let progs = match progs {
             Ok(p) => p,
             Err((entry, e)) => {
                 assert!(e.to_string().contains(&entry), "{name}: the error names the kernel: {e}");
