@@ -403,6 +403,30 @@ mod tests {
         }
     }
 
+    /// A launch sequence through the loop: the dry run packs every launch's parameters and
+    /// passes the check on the simulator's outputs; with timings, the record's time is the sum
+    /// of each run's launches and `launches` lists each kernel launch's median.
+    #[test]
+    fn sequences_are_run_and_timed_whole() {
+        let load = |s: &str| Workload::bundled(s).map_err(|e| chain(&e));
+        let specs: Vec<String> = ["reduce_two_pass", "jacobi_pingpong"].map(String::from).into();
+        let mut lines = Vec::new();
+        let opts = Options { reps: 0, compare_sim: true, profile_pass: false };
+        let d = run_all(&mut DryRun::default(), &specs, &load, &opts, &mut |l: &str| lines.push(l.to_string()));
+        for r in &d.workloads {
+            assert_eq!((r.check, r.sim_equal(), r.error.as_deref()), (RefStatus::Pass, Some(true), None), "{}: {lines:?}", r.name);
+        }
+        assert!(lines.iter().any(|l| l.contains("params of `final_sum`")), "{lines:?}");
+        let opts = Options { reps: 4, compare_sim: false, profile_pass: false };
+        let d = run_all(&mut Fake(DeviceInfo::default()), &specs[1..], &load, &opts, &mut quiet());
+        let r = &d.workloads[0];
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        assert_eq!(r.timed_runs, 4);
+        assert!(near(r.time_us_min, 10.0) && near(r.time_us_max, 13.0) && near(r.time_us_median, 11.5), "{r:?}");
+        assert_eq!(r.launches.len(), 20);
+        assert!(r.launches.iter().all(|l| l.entry == "jacobi" && l.grid == [4, 4, 1] && near(l.time_us_median, 11.5 / 20.0)), "{:?}", r.launches[0]);
+    }
+
     #[test]
     fn wrong_outputs_and_device_errors_are_recorded() {
         let mut dev = Fake(DeviceInfo::default());

@@ -1260,3 +1260,28 @@ fn micro_bandwidth_xors() {
     let got = t.scalar("chunk", S32, 4096.0).scalar("iters", S32, 4.0).expect("out");
     assert_eq!(got[1], f64::from(want));
 }
+
+/// The two-pass sum: blocks of 4 threads sum 8 inputs each (two per thread, then the tree), the
+/// second pass sums the partials.
+#[test]
+fn two_pass_sum() {
+    let mut t = tiny("two_pass_sum")
+        .input("in", F32, &(1..=16).map(f64::from).collect::<Vec<_>>())
+        .output("partial", F32, 2)
+        .output("out", F32, 1)
+        .scalar("n", S32, 16.0)
+        .scalar("m", S32, 2.0);
+    t.block = 4;
+    same(t.expect("partial"), &[36.0, 100.0]);
+    same(t.expect("out"), &[136.0]);
+}
+
+/// One Jacobi sweep of a 3 x 3 grid (a sequence of one launch, so one swap): `a` names the new
+/// grid (boundary kept, centre the mean of its four neighbours), `b` the grid before.
+#[test]
+fn jacobi_sweeps() {
+    let before = [1.0, 2.0, 3.0, 4.0, 100.0, 6.0, 7.0, 8.0, 9.0];
+    let t = tiny("jacobi_sweeps").inout("a", F32, &before).output("b", F32, 9).scalar("nx", S32, 3.0).scalar("ny", S32, 3.0);
+    same(t.expect("a"), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    same(t.expect("b"), &before);
+}
