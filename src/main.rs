@@ -62,7 +62,7 @@ enum Cmd {
         workloads: Vec<String>,
         /// The code to simulate (see `warpsim run --isa`); `ptx,sass` runs both, one after the
         /// other in this process, and prints the second's speed as a multiple of the first's.
-        #[arg(long, value_enum, value_delimiter = ',', default_value = "ptx")]
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "sass")]
         isa: Vec<isa_mode::Isa>,
     },
     /// The configuration keys: type, unit, valid range, what reads them, a doc line (README:
@@ -183,7 +183,7 @@ struct RunArgs {
     /// The code to simulate: `ptx`, or `sass`, the machine code ptxas makes of the PTX (from
     /// ptxas + nvdisasm, or a bundled workload's committed listing); a kernel with an opcode
     /// SASS mode does not cover yet runs as PTX, with the reason.
-    #[arg(long, value_enum, default_value = "ptx")]
+    #[arg(long, value_enum, default_value = "sass")]
     isa: isa_mode::Isa,
 }
 

@@ -56,7 +56,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     limits: crate::LimitArgs,
     /// The code to simulate (see `warpsim run --isa`); part of each run's cache key.
-    #[arg(long, value_enum, default_value = "ptx")]
+    #[arg(long, value_enum, default_value = "sass")]
     isa: crate::isa_mode::Isa,
 }
 

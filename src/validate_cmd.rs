@@ -48,6 +48,10 @@ pub struct CalibrateArgs {
     /// Simulations run in parallel (the result does not depend on it).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// The code the knobs' microbenchmarks run as while they are fitted (`ptx`, or `sass`: see
+    /// `warpsim run --isa`); the machine-op fit always counts PTX.
+    #[arg(long, value_enum, default_value = "ptx")]
+    isa: crate::isa_mode::Isa,
 }
 
 #[derive(Args)]
@@ -99,7 +103,7 @@ pub struct CorrelateArgs {
     no_manifest_registers: bool,
     /// The code to simulate (`ptx`, or `sass`: see `warpsim run --isa`); a workload SASS mode
     /// cannot run yet runs as PTX, counted in the summary.
-    #[arg(long, value_enum, default_value = "ptx")]
+    #[arg(long, value_enum, default_value = "sass")]
     isa: crate::isa_mode::Isa,
 }
 
@@ -244,6 +248,9 @@ fn calibrate(a: CalibrateArgs) -> Result<()> {
         None => newest_dataset()?,
     };
     let dataset = Dataset::load(&path)?;
+    let cc = warpsim_sim::config::ArchConfig::from_toml(&base_text, &base_name)?.compute_capability;
+    let isa = a.isa;
+    let code = move |w: &mut warpsim_workloads::Workload| crate::isa_mode::program_for(w, cc, isa, &mut |_, _| {});
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let label = path.canonicalize().ok().and_then(|p| p.strip_prefix(root).ok().map(Path::to_path_buf)).unwrap_or_else(|| path.clone());
     let inputs = warpsim_validate::calibrate::Inputs {
@@ -253,6 +260,8 @@ fn calibrate(a: CalibrateArgs) -> Result<()> {
         dataset: &dataset,
         dataset_label: &label.display().to_string(),
         threads: a.threads,
+        code: &code,
+        isa: a.isa.name(),
     };
     let c = warpsim_validate::calibrate::calibrate(&inputs, &mut progress)?;
     let out = a.out.unwrap_or_else(|| PathBuf::from(format!("validate/out/{}.toml", a.name)));

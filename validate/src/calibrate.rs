@@ -29,6 +29,7 @@ use warpsim_sim::config::ArchConfig;
 use warpsim_sim::presets::apply_overrides;
 use warpsim_workloads::Workload;
 
+use crate::correlate::Code;
 use crate::dataset::{Dataset, RefStatus};
 use crate::error::Error;
 
@@ -148,6 +149,12 @@ pub struct Inputs<'a> {
     /// How the header names the dataset (a path relative to the repository).
     pub dataset_label: &'a str,
     pub threads: usize,
+    /// The code each simulation runs (`None`: the workload's PTX), as `correlate` takes it: the
+    /// binary's `--isa sass` fits the knobs to the machine code ptxas makes. The machine-op fit is
+    /// PTX mode's own (it sets how PTX instructions count) and always runs on the PTX.
+    pub code: Code<'a>,
+    /// How the header names the code (`ptx`, `sass`).
+    pub isa: &'a str,
 }
 
 fn err(message: String) -> Error {
@@ -164,12 +171,15 @@ fn measured(ds: &Dataset, name: &str) -> Result<u64, Error> {
 }
 
 /// Simulated cycles of bundled workloads on `cfg`, in the order given.
-fn simulate(cfg: &ArchConfig, names: &[&str]) -> Result<Vec<u64>, Error> {
+fn simulate(cfg: &ArchConfig, names: &[&str], code: Code) -> Result<Vec<u64>, Error> {
     names
         .par_iter()
         .map(|n| {
-            let w = Workload::bundled(n).map_err(|e| err(format!("{n}: {e}")))?;
-            let o = warpsim_sim::launch::run_timed(&w, cfg, 1)?;
+            let mut w = Workload::bundled(n).map_err(|e| err(format!("{n}: {e}")))?;
+            let o = match code(&mut w) {
+                Some(p) => warpsim_sim::launch::run_timed_with(&w, cfg, 1, &warpsim_sim::watchdog::Limits::default(), p)?,
+                None => warpsim_sim::launch::run_timed(&w, cfg, 1)?,
+            };
             o.timing.map(|t| t.cycles).ok_or_else(|| err(format!("{n}: no timing result")))
         })
         .collect()
@@ -243,10 +253,10 @@ pub fn fit_machine_ops(ds: &Dataset, start: &CostTable, nsm: u32) -> Result<OpsF
 }
 
 /// Mean log error of `knob`'s workloads with the knob at `v`.
-fn knob_error(base: &toml::Value, knob: &Knob, v: f64, measured: &[u64]) -> Result<(f64, Vec<u64>), Error> {
+fn knob_error(base: &toml::Value, knob: &Knob, v: f64, measured: &[u64], code: Code) -> Result<(f64, Vec<u64>), Error> {
     let text = knob.text(v);
     let cfg = apply_overrides(base, &[(knob.key, text.as_str())]).map_err(|e| err(format!("{}: {e}", knob.key)))?;
-    let sim = simulate(&cfg, knob.workloads)?;
+    let sim = simulate(&cfg, knob.workloads, code)?;
     let e = sim.iter().zip(measured).map(|(&s, &m)| (s.max(1) as f64 / m as f64).ln()).sum::<f64>() / measured.len() as f64;
     Ok((e, sim))
 }
@@ -261,12 +271,12 @@ fn round3(x: f64) -> f64 {
 }
 
 /// Fits one knob on the configuration `base` (a TOML value tree).
-fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Result<KnobFit, Error> {
+fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64, code: Code) -> Result<KnobFit, Error> {
     let measured: Vec<u64> = knob.workloads.iter().map(|n| measured(ds, n)).collect::<Result<_, _>>()?;
     let snap = |v: f64| if knob.integer() { v.round() } else { round3(v) };
     let (mut lo, mut hi) = (knob.lo, knob.hi);
-    let (mut elo, mut slo) = knob_error(base, knob, lo, &measured)?;
-    let (mut ehi, mut shi) = knob_error(base, knob, hi, &measured)?;
+    let (mut elo, mut slo) = knob_error(base, knob, lo, &measured, code)?;
+    let (mut ehi, mut shi) = knob_error(base, knob, hi, &measured, code)?;
     let at_bound = elo.signum() == ehi.signum();
     if !at_bound {
         // Bisection keeps the sign change between lo and hi.
@@ -275,7 +285,7 @@ fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Resul
             if mid <= lo || mid >= hi {
                 break;
             }
-            let (em, sm) = knob_error(base, knob, mid, &measured)?;
+            let (em, sm) = knob_error(base, knob, mid, &measured, code)?;
             if em.signum() == elo.signum() {
                 (lo, elo, slo) = (mid, em, sm);
             } else {
@@ -286,7 +296,7 @@ fn fit_knob(base: &toml::Value, knob: &Knob, ds: &Dataset, before: f64) -> Resul
     let (after, sim) = if at_bound {
         // The model cannot match the measurement anywhere in the range: keep the datasheet value
         // rather than a bound that would distort every other workload.
-        (before, knob_error(base, knob, before, &measured)?.1)
+        (before, knob_error(base, knob, before, &measured, code)?.1)
     } else if elo.abs() <= ehi.abs() {
         (lo, slo)
     } else {
@@ -323,7 +333,7 @@ pub fn calibrate(inp: &Inputs, progress: &mut (dyn FnMut(&str) + Send)) -> Resul
                 let tree = cfg.to_value();
                 let number = |t: &toml::Value| value_at(t, knob.key).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
                 let before = number(&datasheet).ok_or_else(|| err(format!("no numeric `{}` in the preset", knob.key)))?;
-                let fit = fit_knob(&tree, knob, inp.dataset, before)?;
+                let fit = fit_knob(&tree, knob, inp.dataset, before, inp.code)?;
                 let text = knob.text(fit.after);
                 cfg = apply_overrides(&tree, &[(knob.key, text.as_str())]).map_err(|e| err(e.to_string()))?;
                 let shown: Vec<String> = fit.cycles.iter().map(|(n, m, s)| format!("{n} {m} vs {s}")).collect();
@@ -388,13 +398,14 @@ fn render(inp: &Inputs, ops: &OpsFit, knobs: &[KnobFit]) -> Result<String, Error
     let header = format!(
         "# GENERATED by `warpsim validate calibrate` from the `{}` preset and the H200 dataset\n\
          # {} ({} workloads); do not edit: change the base preset or the dataset and rerun\n\
-         #   warpsim validate calibrate --out sim/presets/{}.toml\n\
+         #   warpsim validate calibrate{} --out sim/presets/{}.toml\n\
          # (a test checks that this regenerates the file byte for byte). Each fitted key says\n\
          # what it was fitted to and keeps its datasheet value and source; every other line is the\n\
          # base preset's.\n#\n",
         inp.base_name,
         inp.dataset_label,
         inp.dataset.workloads.len(),
+        if inp.isa == "ptx" { String::new() } else { format!(" --isa {}", inp.isa) },
         inp.name
     );
     Ok(header + &doc.to_string())

@@ -26,6 +26,8 @@ fn the_shipped_h200_preset_is_the_calibration_of_its_dataset() {
         dataset: &dataset,
         dataset_label: label,
         threads: 2,
+        code: &|_| None,
+        isa: "ptx",
     };
     let c = calibrate(&inputs, &mut |_: &str| {}).unwrap();
     if c.text != shipped {
