@@ -127,3 +127,19 @@ fn sass_mode_reads_the_lsu_latency() {
     assert_ne!(cycles(&["pipes.lsu.latency=2"]), base);
     assert_ne!(cycles(&["pipes.lsu.latency=8"]), base);
 }
+
+/// A SASS `RED` is a reduction at the L2 as PTX mode's result-less atomic is: both modes count
+/// histogram_uniform's sectors as `lts__t_sectors_op_red`, the same number, and none as atomics.
+#[test]
+fn sass_reductions_count_as_red_sectors() {
+    let counters = |isa: &str| {
+        let (ok, out, err) = warpsim(&["run", "histogram_uniform", "--isa", isa, "--json"]);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("run --json prints JSON");
+        let get = |k: &str| v["counters"][k].as_f64().unwrap_or_else(|| panic!("{isa}: no {k}"));
+        (get("lts__t_sectors_op_red.sum"), get("lts__t_sectors_op_atom.sum"))
+    };
+    let (ptx, sass) = (counters("ptx"), counters("sass"));
+    assert!(ptx.0 > 0.0, "{ptx:?}");
+    assert_eq!(sass, ptx);
+}

@@ -149,7 +149,8 @@ struct IssueInfo {
     spill_loads: u16,
     spill_stores: u16,
     spill_first: (u32, u32),
-    /// An atomic whose destination no instruction reads (ptxas emits `RED`).
+    /// A reduction: `red` (PTX), `RED` (SASS), or an atomic whose destination no instruction reads
+    /// (ptxas makes it `RED`).
     red: bool,
     /// A warp shuffle (`shfl.sync`).
     shuffle: bool,
@@ -196,7 +197,7 @@ impl IssueTable {
                     spill_loads: loads[i],
                     spill_stores: stores[i],
                     spill_first,
-                    red: matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
+                    red: matches!(inst.op, Op::Red(_)) || matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
                     needs_mshr: matches!(inst.op, Op::Ld | Op::Ldu | Op::Atom(_))
                         && matches!(inst.m.space(), Space::Global | Space::Local | Space::Generic),
