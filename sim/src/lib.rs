@@ -4,6 +4,20 @@
 //! param/const spaces, barriers, atomics, warp collectives), and — built on the same execution
 //! step — the timing model of SMs and the memory system. It reads no files: programs come
 //! lowered from `warpsim-isa`, launches as plain data.
+//!
+//! Where things live:
+//! - configuration: `config` (`ArchConfig`), `params` (the key table), `presets`, `features`;
+//! - functional execution: `warp` (architectural state), `exec` (one instruction), `exec_async`
+//!   (mbarriers, `cp.async`, bulk and TMA copies), `exec_tensor` and `tensor` (matrix
+//!   instructions), `tma` (tensor-map layout), `mbarrier`, `cta`, `memory`, `printf`, `fault`,
+//!   `functional` (a whole grid without timing);
+//! - the timing model: `engine` (time windows, SMs in parallel) → `gpc` (SMs in cycle order,
+//!   clusters) → `sm` (one SM, split by hardware unit: `sm/scheduler.rs`, `sm/scoreboard.rs`,
+//!   `sm/pipes.rs`, `sm/lsu.rs`, `sm/async_copy.rs`, `sm/tensor.rs`; map in `sm/mod.rs`) →
+//!   `l2` (crossbar, slices, partitions) → `dram`; with `banks`, `coalescer`, `cache`,
+//!   `overlay` (an SM's view of memory in a window), `cluster`, `occupancy`, `counters`, `flops`,
+//!   `watchdog`;
+//! - running workloads: `kernel`, `launch`, `gpu`, `record`.
 
 pub mod config;
 pub mod counters;

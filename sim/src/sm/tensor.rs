@@ -1,0 +1,70 @@
+//! Tensor-core timing: `mma.sync`/`wmma` and Hopper's warpgroup `wgmma` with its commit groups.
+//!
+//! The sub-partition's tensor pipe is busy for the warp's multiply-accumulates at the SM's rate
+//! (split over sub-partitions, scaled by the input width); an `mma.sync` result comes after the
+//! pipe latency scaled by the bytes of K, a `wgmma` result after `base + N / divisor`, and
+//! `wgmma.wait_group` holds the warp until all but the newest groups are done. The matrix data
+//! movement itself (`ldmatrix`, shared operands) is timed as shared-memory access in `lsu`.
+
+use warpsim_isa::control::Pipe as Unit;
+use warpsim_isa::inst::MatrixOp;
+
+use super::{Dep, Sm};
+
+impl Sm {
+    /// Tensor-core timing: the pipe is busy for the warp's multiply-accumulates at the SM's rate
+    /// (split over sub-partitions); `mma.sync` results come after the pipe latency scaled by the
+    /// bytes of K, `wgmma` results after `base + N / divisor`; `wgmma.wait_group` waits for groups.
+    pub(super) fn matrix_timing(&mut self, wi: usize, pc: u32, mx: MatrixOp) -> (u64, Dep, Option<u32>) {
+        let now = self.now;
+        let (cfg, inst) = (&*self.cfg, &self.k.prog.insts[pc as usize]);
+        let (m, n, k) = inst.m.shape.unwrap_or((16, 8, 16));
+        let abytes = inst.m.types.get(1).map_or(2, |t| t.bytes().max(1)) as u64;
+        // Rate in multiply-accumulates per cycle per sub-partition for this input width.
+        let per_sp = cfg.tensor.fp16_fma_per_cycle as f64 / cfg.sm.sub_partitions.max(1) as f64 * 2.0 / abytes as f64;
+        let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
+        let busy = |macs: u64| (macs as f64 / per_sp.max(1.0)).ceil() as u64;
+        match mx {
+            MatrixOp::Mma | MatrixOp::WmmaMma => {
+                let occ = busy(m as u64 * n as u64 * k as u64);
+                let pf = &mut self.sps[sp].pipe_free[Unit::Tensor as usize];
+                *pf = (*pf).max(now) + occ.saturating_sub(1);
+                let kbytes = k as i64 * abytes as i64;
+                let lat = (cfg.pipes.tensor.latency as i64 + (kbytes - 32) / 2).max(4) as u64 + occ;
+                (lat, Dep::Short, None)
+            }
+            MatrixOp::WgmmaMma => {
+                // This warp's quarter of the warpgroup's M = 64 rows.
+                let occ = busy(16 * n as u64 * k as u64);
+                let pf = &mut self.sps[sp].pipe_free[Unit::Tensor as usize];
+                let start = (*pf).max(now);
+                *pf = start + occ;
+                let done = start + cfg.tensor.wgmma_base_latency as u64 + n as u64 / cfg.tensor.wgmma_n_divisor.max(1) as u64;
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    tw.wgmma_open = tw.wgmma_open.max(done);
+                }
+                (done - now, Dep::Short, None)
+            }
+            MatrixOp::WgmmaCommit => {
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    let t = std::mem::take(&mut tw.wgmma_open);
+                    tw.wgmma_groups.push_back(t);
+                }
+                (1, Dep::Fixed, None)
+            }
+            MatrixOp::WgmmaWait => {
+                let n_keep = inst.ops.first().map_or(0, |o| if let warpsim_isa::inst::Opnd::Imm(v) = o { *v as usize } else { 0 });
+                if let Some(tw) = self.warps[wi].as_mut() {
+                    let mut t = 0;
+                    while tw.wgmma_groups.len() > n_keep {
+                        t = t.max(tw.wgmma_groups.pop_front().unwrap_or(0));
+                    }
+                    tw.next = tw.next.max(t);
+                    tw.next_dep = Dep::Short;
+                }
+                (1, Dep::Fixed, None)
+            }
+            _ => (cfg.pipes.alu.latency as u64, Dep::Fixed, None),
+        }
+    }
+}
