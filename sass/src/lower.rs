@@ -916,10 +916,29 @@ impl<'a> Lowerer<'a> {
             }
             "ISETP" | "UISETP" | "FSETP" => {
                 need(5)?;
-                if has("EX") {
-                    return Err("ISETP.EX (64-bit compare chains) is not lowered".into());
-                }
                 let float = op_name == "FSETP";
+                if has("EX") && !float {
+                    // `ISETP.GE.U32.AND.EX P0, PT, R3, UR9, PT, P0`: the high words of a 64-bit
+                    // compare, the low words' result chained in.
+                    need(6)?;
+                    let cmp = inst.modifiers.iter().find_map(|x| cmp_of(x)).filter(|c| matches!(c, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge));
+                    let cmp = cmp.ok_or("ISETP.EX without an integer comparison")?;
+                    let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
+                        "AND" => Some(BoolOp::And),
+                        "OR" => Some(BoolOp::Or),
+                        "XOR" => Some(BoolOp::Xor),
+                        _ => None,
+                    });
+                    m.types = vec![Ty::B32];
+                    let p = self.dst(&o[0])?;
+                    let q = self.dst(&o[1])?;
+                    let s = srcs!(&mut m, false, [2, 3, 4, 5]);
+                    if m.neg | m.not | m.abs != 0 {
+                        return Err("ISETP.EX with a modified register operand".into());
+                    }
+                    let op = MachineOp::IsetpEx { cmp, signed: !has("U32"), bop: bop.unwrap_or(BoolOp::And) };
+                    return Ok((Op::Machine(op), m, [vec![Opnd::Vec(vec![p, q])], s].concat(), 1));
+                }
                 let cmp = inst.modifiers.iter().find_map(|x| cmp_of(x)).ok_or("no comparison")?;
                 let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
                     "AND" => Some(BoolOp::And),
@@ -1216,6 +1235,76 @@ impl<'a> Lowerer<'a> {
                 let s = srcs!(&mut m, op_name != "I2F" && op_name != "I2FP", [1]);
                 (Op::Cvt, m, [vec![d], s].concat(), 1)
             }
+            // `HFMA2{.MMA} d, a, b, c` (`.MMA`: issued to the tensor datapath, the same sum):
+            // `fma.rn.f16x2`, both halves.
+            "HFMA2" if n == 4 && inst.modifiers.iter().all(|x| x == "MMA") => {
+                m.types = vec![Ty::F16x2];
+                m.rnd = Some(Rnd::Rn);
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2, 3]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("HFMA2 with a modified operand".into());
+                }
+                (Op::Fma, m, [vec![d], s].concat(), 1)
+            }
+            // `DFMA d, a, b, c` on register pairs (uniform ones too): `fma.f64`.
+            "DFMA" => {
+                need(4)?;
+                m.rnd = Some(Rnd::Rn);
+                for x in &inst.modifiers {
+                    m.rnd = Some(match x.as_str() {
+                        "RN" => Rnd::Rn,
+                        "RZ" => Rnd::Rz,
+                        "RM" => Rnd::Rm,
+                        "RP" => Rnd::Rp,
+                        other => return Err(format!("`DFMA.{other}` is not lowered")),
+                    });
+                }
+                m.types = vec![Ty::F64];
+                let d = self.dst64(&o[0])?;
+                let (a, b, c) = (self.src64(&o[1])?, self.src64(&o[2])?, self.src64(&o[3])?);
+                (Op::Fma, m, vec![d, a, b, c], 1)
+            }
+            // `F2FP.F16.F32.PACK_AB d, RZ, b`: b rounded to half in the low half, +0 (RZ
+            // converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.
+            "F2FP" if inst.modifiers.iter().map(String::as_str).eq(["F16", "F32", "PACK_AB"]) => {
+                need(3)?;
+                if !matches!(o[1].value, Value::Reg(r) if r.is_zero()) || o[1].neg || o[1].abs {
+                    return Err("F2FP.PACK_AB of two values (only the high half RZ is lowered)".into());
+                }
+                m.types = vec![Ty::F16, Ty::F32];
+                m.rnd = Some(Rnd::Rn);
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, true, [2]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("F2FP with a modified operand".into());
+                }
+                (Op::Cvt, m, [vec![d], s].concat(), 1)
+            }
+            // `HADD2.F32 d, -RZ, Rb.H0_H0`: -0 + the low half widened, i.e. `cvt.f32.f16`.
+            "HADD2" if inst.modifiers.iter().map(String::as_str).eq(["F32"]) => {
+                need(3)?;
+                let neg_zero = matches!(o[1].value, Value::Reg(r) if r.is_zero()) && o[1].neg && !o[1].abs;
+                let low_half = o[2].modifiers.iter().filter(|x| *x != "reuse").map(String::as_str).eq(["H0_H0"]);
+                if !neg_zero || !low_half || o[2].neg || o[2].abs || !matches!(o[2].value, Value::Reg(_)) {
+                    return Err("HADD2.F32 other than the widening of a low half (-RZ, Rb.H0_H0)".into());
+                }
+                m.types = vec![Ty::F32, Ty::F16];
+                let d = self.dst(&o[0])?;
+                let Value::Reg(r) = o[2].value else { return Err("HADD2.F32 source".into()) };
+                let s = self.gpr(r).map_or(Opnd::Imm(0), Opnd::Reg);
+                (Op::Cvt, m, vec![d, s], 1)
+            }
+            // `USETMAXREG.TRY_ALLOC.CTAPOOL UP0, n` / `USETMAXREG.DEALLOC.CTAPOOL n`: the
+            // register-count change of `setmaxnreg`, which (as in PTX mode) always succeeds and
+            // changes nothing the simulator models: the allocation's predicate is true.
+            "USETMAXREG" if has("TRY_ALLOC") => {
+                need(2)?;
+                m.types = vec![Ty::Pred];
+                let p = self.dst(&o[0])?;
+                (Op::Mov, m, vec![p, Opnd::Imm(1)], 1)
+            }
+            "USETMAXREG" if has("DEALLOC") || has("RELEASE") => (Op::Nop, m, vec![], 0),
             "HFMA2" if has("MMA") || inst.modifiers.is_empty() => {
                 // The constant-move form: HFMA2 d, -RZ, RZ, h1, h0 = the two halves.
                 need(5)?;
