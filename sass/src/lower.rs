@@ -525,6 +525,19 @@ impl<'a> Lowerer<'a> {
                 let ops = vec![d, self.vector(&o[1], l1, false)?, self.vector(&o[2], l2, false)?, self.vector(&o[3], l3, false)?];
                 (Op::Matrix(MatrixOp::Mma), m, ops, 1)
             }
+            // Warpgroup MMA: `WARPGROUP.ARRIVE` is `wgmma.fence`, `WARPGROUP.DEPBAR.LE gsb0, n`
+            // `wgmma.wait_group n`; `HGMMA` is `wgmma.mma_async` in the PTX instruction's form
+            // (same PTX line: shape, types, scales, transposes) on the SASS registers.
+            "WARPGROUP" if has("ARRIVE") => (Op::Matrix(MatrixOp::WgmmaFence), m, vec![], 0),
+            "WARPGROUP" if has("DEPBAR") && has("LE") => {
+                need(2)?;
+                let Value::Int(k) = o[1].value else { return Err(format!("`{}` without a group count", inst.mnemonic())) };
+                (Op::Matrix(MatrixOp::WgmmaWait), m, vec![Opnd::Imm(k as u64)], 0)
+            }
+            "HGMMA" => {
+                need(3)?;
+                self.hgmma(inst)?
+            }
             "LDSM" => {
                 need(2)?;
                 let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Ldmatrix))?;
@@ -1327,6 +1340,62 @@ impl<'a> Lowerer<'a> {
             _ => return Err(format!("opcode `{}` is not lowered", inst.mnemonic())),
         };
         Ok(out)
+    }
+
+    /// `HGMMA.64xNx16.F32 Rd, gdesc[URa], Rc{, UPp}{, gsb0}`: URa:URa+1 is A's shared-memory
+    /// descriptor and URa+2:URa+3 B's; `Rc` is `Rd` (accumulate, while the optional predicate
+    /// holds: `scale-d`) or `RZ` (D = A·B). The descriptors hold the hardware's shared
+    /// addresses, [`SHARED_RESERVED`] above the simulator's ([`flag::MACHINE_FORM`]). `gsb0`
+    /// (the group's last MMA) commits the group in the hardware; the simulator's functional
+    /// model needs no commit.
+    fn hgmma(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        let op = Op::Matrix(MatrixOp::WgmmaMma);
+        let shape = inst.modifiers.iter().find_map(|x| {
+            let mut it = x.split('x').map(|v| v.parse::<u16>().ok());
+            match (it.next(), it.next(), it.next(), it.next()) {
+                (Some(Some(m)), Some(Some(n)), Some(Some(k)), None) => Some((m, n, k)),
+                _ => None,
+            }
+        });
+        // ptxas attributes an HGMMA to a nearby PTX line (the wait after it, the descriptor
+        // arithmetic before), not always the `wgmma.mma_async`'s: the form is that of the entry's
+        // wgmma of the same shape nearest to the line.
+        let line = inst.ptx_line.ok_or_else(|| format!("`{}` without a PTX line to take its form from", inst.mnemonic()))?;
+        let pi = self
+            .ptx
+            .insts
+            .iter()
+            .filter(|i| i.op == op && shape.is_some() && i.m.shape == shape)
+            .min_by_key(|i| i.loc.ptx.line.abs_diff(line))
+            .ok_or_else(|| format!("`{}`: the PTX has no wgmma.mma_async of that shape", inst.mnemonic()))?;
+        let Some(Opnd::Vec(acc)) = pi.ops.first() else { return Err("the PTX wgmma has no accumulator vector".into()) };
+        let d = self.vector(&o[0], acc.len(), true)?;
+        let Value::Mem { desc: Some(crate::Desc::Matrix), addr } = &o[1].value else {
+            return Err(format!("`{}` with A in registers", inst.mnemonic()));
+        };
+        let a = match (&addr.reg, &addr.ureg, addr.offset) {
+            (None, Some(u), 0) if !u.reg.is_zero() => u.reg,
+            _ => return Err(format!("descriptor operand `{}`", o[1])),
+        };
+        let mut regs = vec![a];
+        for _ in 0..3 {
+            regs.push(Self::next(*regs.last().ok_or("no register")?)?);
+        }
+        let r: Vec<u32> = regs.iter().map(|&x| self.gpr(x).ok_or("zero register")).collect::<Result<_, _>>()?;
+        let mut m = pi.m.clone();
+        m.flags |= flag::MACHINE_FORM;
+        let scale_d = match (&o[2].value, &o[0].value) {
+            (Value::Reg(c), _) if c.is_zero() => Opnd::Imm(0),
+            (Value::Reg(c), Value::Reg(dr)) if c == dr => match o.get(3) {
+                Some(p @ Operand { value: Value::Pred(_), .. }) => self.src(p, &mut m, 0, false)?,
+                _ => Opnd::Imm(1),
+            },
+            _ => return Err(format!("`{}`: an accumulator other than the destination or RZ", inst.mnemonic())),
+        };
+        let mut ops = vec![d, Opnd::Pair(r[0], r[1]), Opnd::Pair(r[2], r[3]), scale_d];
+        ops.extend(pi.ops.iter().skip(4).cloned());
+        Ok((op, m, ops, 1))
     }
 
     /// The PTX instruction of opcode `op` at the SASS instruction's PTX line.
