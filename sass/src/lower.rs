@@ -25,8 +25,13 @@
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
 //!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
-//!   tensor copies); `isa::machine` for the
-//!   rest. `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line.
+//!   tensor copies, `DFMA` = `fma.rn.f64` on pairs, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
+//!   (high half RZ) = `cvt.rn.f16.f32`, `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`,
+//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`
+//!   included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
+//!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
+//!   `wait_group`.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
 //!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
@@ -35,11 +40,9 @@
 //!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
-//! callers fall back to PTX mode with it. Not lowered yet: f64 and f16 arithmetic (`DFMA`,
-//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA multicast,
-//! `USETMAXREG`, `MATCH`,
-//! clusters (c[0x0][0x140]/0x188, `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks
-//! other than 0, `ISETP.EX`, 64-bit atomics.
+//! callers fall back to PTX mode with it. Not lowered yet: f64 arithmetic other than `DFMA`,
+//! f16 arithmetic other than `HFMA2`, TMA multicast, `MATCH`, clusters (c[0x0][0x140]/0x188,
+//! `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks other than 0, 64-bit atomics.
 
 use std::collections::BTreeMap;
 
