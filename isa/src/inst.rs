@@ -372,6 +372,8 @@ pub mod flag {
     pub const ANY: u64 = 1 << 45;
     /// SASS operand encodings of an mbarrier instruction: `SYNCS.EXCH.64`'s operand is the
     /// hardware's init word (low word: (2^20 − count) << 1), a phase check's parity is bit 31.
+    /// On `wgmma.mma_async` (SASS `HGMMA`): the descriptors' start addresses are the hardware's
+    /// shared addresses, 1 KiB (the CTA window's reserved bytes on sm_90) above the simulator's.
     pub const MACHINE_FORM: u64 = 1 << 46;
     /// SASS `R2UR`: a uniform register is one per warp, so the first executing lane's value is
     /// written to every lane.

@@ -16,6 +16,7 @@
 use serde::Serialize;
 
 use crate::inst::Inst;
+use crate::types::{BoolOp, Cmp};
 
 /// A SASS operation (see the module docs; the sources are listed per variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -54,6 +55,12 @@ pub enum MachineOp {
     /// `MUFU.SIN/COS d, t`: the sine or cosine of `t` turns (ptxas multiplies the angle by
     /// 1/(2π) with `FMUL.RZ` first), as [`crate::fp::approx::sin_f32`] models the SFU.
     MufuSinCos { cos: bool },
+    /// `ISETP.cmp{.U32}.EX.bop p, q, a, b, c, chain`: the high-word step of a 64-bit compare.
+    /// The high words `a`, `b` decide unless they are equal, where `chain` (the low words'
+    /// `ISETP` of the same comparison, unsigned) does: `EQ` is `a = b ∧ chain`, `NE` is
+    /// `a ≠ b ∨ chain`, the orderings `a ⋖ b ∨ (a = b ∧ chain)`. Then as `ISETP`: `p = r bop c`,
+    /// `q = ¬r bop c`. Only the integer comparisons (`EQ NE LT LE GT GE`).
+    IsetpEx { cmp: Cmp, signed: bool, bop: BoolOp },
 }
 
 impl MachineOp {
@@ -72,6 +79,7 @@ impl MachineOp {
             MachineOp::Fchk => "FCHK",
             MachineOp::MufuSinCos { cos: false } => "MUFU.SIN",
             MachineOp::MufuSinCos { cos: true } => "MUFU.COS",
+            MachineOp::IsetpEx { .. } => "ISETP.EX",
         }
     }
 }
@@ -173,7 +181,29 @@ pub fn dispatch(op: MachineOp, inst: &Inst, run: impl Apply) {
             let ftz = inst.m.has(crate::inst::flag::FTZ);
             run.apply(move |s| (crate::fp::approx::mufu_sin_cos(s[0] as u32, ftz, cos) as u64, 0, 0))
         }
+        MachineOp::IsetpEx { cmp, signed, bop } => run.apply(move |s| isetp_ex(cmp, signed, bop, s)),
     }
+}
+
+/// [`MachineOp::IsetpEx`] on `[a, b, c, chain]`.
+#[inline(always)]
+fn isetp_ex(cmp: Cmp, signed: bool, bop: BoolOp, s: &[u64; 6]) -> Results {
+    let (a, b) = if signed { (sext32(s[0]), sext32(s[1])) } else { ((s[0] & M32) as i64, (s[1] & M32) as i64) };
+    let (c, chain) = (s[2] & 1 != 0, s[3] & 1 != 0);
+    let r = match cmp {
+        Cmp::Eq => a == b && chain,
+        Cmp::Ne => a != b || chain,
+        Cmp::Lt | Cmp::Le => a < b || (a == b && chain),
+        Cmp::Gt | Cmp::Ge => a > b || (a == b && chain),
+        // The lowering accepts only the integer comparisons.
+        _ => false,
+    };
+    let combine = |x: bool| match bop {
+        BoolOp::And => x && c,
+        BoolOp::Or => x || c,
+        BoolOp::Xor => x ^ c,
+    };
+    (combine(r) as u64, combine(!r) as u64, 0)
 }
 
 /// [`MachineOp::Iadd3`] (`neg`/`not`: the instruction's operand modifier masks).
@@ -299,6 +329,29 @@ mod tests {
         assert_eq!(run(add, 0b10, 0, [4, 0, 0, 0, 0, 0]), (4, 1, 0));
         let x = MachineOp::Iadd3 { x: true };
         assert_eq!(run(x, 0, 0b01, [0, 7, 0, 1, 0, 0]).0, 7);
+    }
+
+    #[test]
+    fn isetp_ex_chains_64_bit_compares() {
+        // 64-bit unsigned a >= b as the two ISETPs ptxas emits: the low words' GE.U32, then the
+        // high words' GE.U32.EX with it as the chain.
+        let ge = |a: u64, b: u64, signed: bool| {
+            let lo = (a & M32) >= (b & M32);
+            let op = MachineOp::IsetpEx { cmp: Cmp::Ge, signed, bop: BoolOp::And };
+            run(op, 0, 0, [a >> 32, b >> 32, 1, lo as u64, 0, 0])
+        };
+        assert_eq!(ge(0x1_0000_0000, 0xFFFF_FFFF, false), (1, 0, 0));
+        assert_eq!(ge(0x1_0000_0005, 0x1_0000_0006, false), (0, 1, 0));
+        assert_eq!(ge(0x1_0000_0006, 0x1_0000_0006, false), (1, 0, 0));
+        // Signed: -1 (all ones) < 1; unsigned it is the largest.
+        assert_eq!(ge(u64::MAX, 1, true).0, 0);
+        assert_eq!(ge(u64::MAX, 1, false).0, 1);
+        let eq = MachineOp::IsetpEx { cmp: Cmp::Eq, signed: false, bop: BoolOp::Or };
+        assert_eq!(run(eq, 0, 0, [7, 7, 0, 0, 0, 0]), (0, 1, 0));
+        assert_eq!(run(eq, 0, 0, [7, 7, 0, 1, 0, 0]), (1, 0, 0));
+        let ne = MachineOp::IsetpEx { cmp: Cmp::Ne, signed: false, bop: BoolOp::And };
+        assert_eq!(run(ne, 0, 0, [7, 8, 1, 0, 0, 0]), (1, 0, 0));
+        assert_eq!(run(ne, 0, 0, [7, 7, 1, 0, 0, 0]), (0, 1, 0));
     }
 
     #[test]

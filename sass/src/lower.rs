@@ -25,8 +25,13 @@
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
 //!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
-//!   tensor copies); `isa::machine` for the
-//!   rest. `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line.
+//!   tensor copies, `DFMA` = `fma.rn.f64` on pairs, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
+//!   (high half RZ) = `cvt.rn.f16.f32`, `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`,
+//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`
+//!   included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
+//!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
+//!   `wait_group`.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
 //!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
@@ -35,11 +40,9 @@
 //!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
-//! callers fall back to PTX mode with it. Not lowered yet: f64 and f16 arithmetic (`DFMA`,
-//! `HFMA2` other than its constant-move form), `HGMMA`/`WARPGROUP`, TMA multicast,
-//! `USETMAXREG`, `MATCH`,
-//! clusters (c[0x0][0x140]/0x188, `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks
-//! other than 0, `ISETP.EX`, 64-bit atomics.
+//! callers fall back to PTX mode with it. Not lowered yet: f64 arithmetic other than `DFMA`,
+//! f16 arithmetic other than `HFMA2`, TMA multicast, `MATCH`, clusters (c[0x0][0x140]/0x188,
+//! `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks other than 0, 64-bit atomics.
 
 use std::collections::BTreeMap;
 
@@ -525,6 +528,19 @@ impl<'a> Lowerer<'a> {
                 let ops = vec![d, self.vector(&o[1], l1, false)?, self.vector(&o[2], l2, false)?, self.vector(&o[3], l3, false)?];
                 (Op::Matrix(MatrixOp::Mma), m, ops, 1)
             }
+            // Warpgroup MMA: `WARPGROUP.ARRIVE` is `wgmma.fence`, `WARPGROUP.DEPBAR.LE gsb0, n`
+            // `wgmma.wait_group n`; `HGMMA` is `wgmma.mma_async` in the PTX instruction's form
+            // (same PTX line: shape, types, scales, transposes) on the SASS registers.
+            "WARPGROUP" if has("ARRIVE") => (Op::Matrix(MatrixOp::WgmmaFence), m, vec![], 0),
+            "WARPGROUP" if has("DEPBAR") && has("LE") => {
+                need(2)?;
+                let Value::Int(k) = o[1].value else { return Err(format!("`{}` without a group count", inst.mnemonic())) };
+                (Op::Matrix(MatrixOp::WgmmaWait), m, vec![Opnd::Imm(k as u64)], 0)
+            }
+            "HGMMA" => {
+                need(3)?;
+                self.hgmma(inst)?
+            }
             "LDSM" => {
                 need(2)?;
                 let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Ldmatrix))?;
@@ -916,10 +932,29 @@ impl<'a> Lowerer<'a> {
             }
             "ISETP" | "UISETP" | "FSETP" => {
                 need(5)?;
-                if has("EX") {
-                    return Err("ISETP.EX (64-bit compare chains) is not lowered".into());
-                }
                 let float = op_name == "FSETP";
+                if has("EX") && !float {
+                    // `ISETP.GE.U32.AND.EX P0, PT, R3, UR9, PT, P0`: the high words of a 64-bit
+                    // compare, the low words' result chained in.
+                    need(6)?;
+                    let cmp = inst.modifiers.iter().find_map(|x| cmp_of(x)).filter(|c| matches!(c, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge));
+                    let cmp = cmp.ok_or("ISETP.EX without an integer comparison")?;
+                    let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
+                        "AND" => Some(BoolOp::And),
+                        "OR" => Some(BoolOp::Or),
+                        "XOR" => Some(BoolOp::Xor),
+                        _ => None,
+                    });
+                    m.types = vec![Ty::B32];
+                    let p = self.dst(&o[0])?;
+                    let q = self.dst(&o[1])?;
+                    let s = srcs!(&mut m, false, [2, 3, 4, 5]);
+                    if m.neg | m.not | m.abs != 0 {
+                        return Err("ISETP.EX with a modified register operand".into());
+                    }
+                    let op = MachineOp::IsetpEx { cmp, signed: !has("U32"), bop: bop.unwrap_or(BoolOp::And) };
+                    return Ok((Op::Machine(op), m, [vec![Opnd::Vec(vec![p, q])], s].concat(), 1));
+                }
                 let cmp = inst.modifiers.iter().find_map(|x| cmp_of(x)).ok_or("no comparison")?;
                 let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
                     "AND" => Some(BoolOp::And),
@@ -1216,6 +1251,76 @@ impl<'a> Lowerer<'a> {
                 let s = srcs!(&mut m, op_name != "I2F" && op_name != "I2FP", [1]);
                 (Op::Cvt, m, [vec![d], s].concat(), 1)
             }
+            // `HFMA2{.MMA} d, a, b, c` (`.MMA`: issued to the tensor datapath, the same sum):
+            // `fma.rn.f16x2`, both halves.
+            "HFMA2" if n == 4 && inst.modifiers.iter().all(|x| x == "MMA") => {
+                m.types = vec![Ty::F16x2];
+                m.rnd = Some(Rnd::Rn);
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2, 3]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("HFMA2 with a modified operand".into());
+                }
+                (Op::Fma, m, [vec![d], s].concat(), 1)
+            }
+            // `DFMA d, a, b, c` on register pairs (uniform ones too): `fma.f64`.
+            "DFMA" => {
+                need(4)?;
+                m.rnd = Some(Rnd::Rn);
+                for x in &inst.modifiers {
+                    m.rnd = Some(match x.as_str() {
+                        "RN" => Rnd::Rn,
+                        "RZ" => Rnd::Rz,
+                        "RM" => Rnd::Rm,
+                        "RP" => Rnd::Rp,
+                        other => return Err(format!("`DFMA.{other}` is not lowered")),
+                    });
+                }
+                m.types = vec![Ty::F64];
+                let d = self.dst64(&o[0])?;
+                let (a, b, c) = (self.src64(&o[1])?, self.src64(&o[2])?, self.src64(&o[3])?);
+                (Op::Fma, m, vec![d, a, b, c], 1)
+            }
+            // `F2FP.F16.F32.PACK_AB d, RZ, b`: b rounded to half in the low half, +0 (RZ
+            // converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.
+            "F2FP" if inst.modifiers.iter().map(String::as_str).eq(["F16", "F32", "PACK_AB"]) => {
+                need(3)?;
+                if !matches!(o[1].value, Value::Reg(r) if r.is_zero()) || o[1].neg || o[1].abs {
+                    return Err("F2FP.PACK_AB of two values (only the high half RZ is lowered)".into());
+                }
+                m.types = vec![Ty::F16, Ty::F32];
+                m.rnd = Some(Rnd::Rn);
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, true, [2]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err("F2FP with a modified operand".into());
+                }
+                (Op::Cvt, m, [vec![d], s].concat(), 1)
+            }
+            // `HADD2.F32 d, -RZ, Rb.H0_H0`: -0 + the low half widened, i.e. `cvt.f32.f16`.
+            "HADD2" if inst.modifiers.iter().map(String::as_str).eq(["F32"]) => {
+                need(3)?;
+                let neg_zero = matches!(o[1].value, Value::Reg(r) if r.is_zero()) && o[1].neg && !o[1].abs;
+                let low_half = o[2].modifiers.iter().filter(|x| *x != "reuse").map(String::as_str).eq(["H0_H0"]);
+                if !neg_zero || !low_half || o[2].neg || o[2].abs || !matches!(o[2].value, Value::Reg(_)) {
+                    return Err("HADD2.F32 other than the widening of a low half (-RZ, Rb.H0_H0)".into());
+                }
+                m.types = vec![Ty::F32, Ty::F16];
+                let d = self.dst(&o[0])?;
+                let Value::Reg(r) = o[2].value else { return Err("HADD2.F32 source".into()) };
+                let s = self.gpr(r).map_or(Opnd::Imm(0), Opnd::Reg);
+                (Op::Cvt, m, vec![d, s], 1)
+            }
+            // `USETMAXREG.TRY_ALLOC.CTAPOOL UP0, n` / `USETMAXREG.DEALLOC.CTAPOOL n`: the
+            // register-count change of `setmaxnreg`, which (as in PTX mode) always succeeds and
+            // changes nothing the simulator models: the allocation's predicate is true.
+            "USETMAXREG" if has("TRY_ALLOC") => {
+                need(2)?;
+                m.types = vec![Ty::Pred];
+                let p = self.dst(&o[0])?;
+                (Op::Mov, m, vec![p, Opnd::Imm(1)], 1)
+            }
+            "USETMAXREG" if has("DEALLOC") || has("RELEASE") => (Op::Nop, m, vec![], 0),
             "HFMA2" if has("MMA") || inst.modifiers.is_empty() => {
                 // The constant-move form: HFMA2 d, -RZ, RZ, h1, h0 = the two halves.
                 need(5)?;
@@ -1238,6 +1343,62 @@ impl<'a> Lowerer<'a> {
             _ => return Err(format!("opcode `{}` is not lowered", inst.mnemonic())),
         };
         Ok(out)
+    }
+
+    /// `HGMMA.64xNx16.F32 Rd, gdesc[URa], Rc{, UPp}{, gsb0}`: URa:URa+1 is A's shared-memory
+    /// descriptor and URa+2:URa+3 B's; `Rc` is `Rd` (accumulate, while the optional predicate
+    /// holds: `scale-d`) or `RZ` (D = A·B). The descriptors hold the hardware's shared
+    /// addresses, [`SHARED_RESERVED`] above the simulator's ([`flag::MACHINE_FORM`]). `gsb0`
+    /// (the group's last MMA) commits the group in the hardware; the simulator's functional
+    /// model needs no commit.
+    fn hgmma(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        let op = Op::Matrix(MatrixOp::WgmmaMma);
+        let shape = inst.modifiers.iter().find_map(|x| {
+            let mut it = x.split('x').map(|v| v.parse::<u16>().ok());
+            match (it.next(), it.next(), it.next(), it.next()) {
+                (Some(Some(m)), Some(Some(n)), Some(Some(k)), None) => Some((m, n, k)),
+                _ => None,
+            }
+        });
+        // ptxas attributes an HGMMA to a nearby PTX line (the wait after it, the descriptor
+        // arithmetic before), not always the `wgmma.mma_async`'s: the form is that of the entry's
+        // wgmma of the same shape nearest to the line.
+        let line = inst.ptx_line.ok_or_else(|| format!("`{}` without a PTX line to take its form from", inst.mnemonic()))?;
+        let pi = self
+            .ptx
+            .insts
+            .iter()
+            .filter(|i| i.op == op && shape.is_some() && i.m.shape == shape)
+            .min_by_key(|i| i.loc.ptx.line.abs_diff(line))
+            .ok_or_else(|| format!("`{}`: the PTX has no wgmma.mma_async of that shape", inst.mnemonic()))?;
+        let Some(Opnd::Vec(acc)) = pi.ops.first() else { return Err("the PTX wgmma has no accumulator vector".into()) };
+        let d = self.vector(&o[0], acc.len(), true)?;
+        let Value::Mem { desc: Some(crate::Desc::Matrix), addr } = &o[1].value else {
+            return Err(format!("`{}` with A in registers", inst.mnemonic()));
+        };
+        let a = match (&addr.reg, &addr.ureg, addr.offset) {
+            (None, Some(u), 0) if !u.reg.is_zero() => u.reg,
+            _ => return Err(format!("descriptor operand `{}`", o[1])),
+        };
+        let mut regs = vec![a];
+        for _ in 0..3 {
+            regs.push(Self::next(*regs.last().ok_or("no register")?)?);
+        }
+        let r: Vec<u32> = regs.iter().map(|&x| self.gpr(x).ok_or("zero register")).collect::<Result<_, _>>()?;
+        let mut m = pi.m.clone();
+        m.flags |= flag::MACHINE_FORM;
+        let scale_d = match (&o[2].value, &o[0].value) {
+            (Value::Reg(c), _) if c.is_zero() => Opnd::Imm(0),
+            (Value::Reg(c), Value::Reg(dr)) if c == dr => match o.get(3) {
+                Some(p @ Operand { value: Value::Pred(_), .. }) => self.src(p, &mut m, 0, false)?,
+                _ => Opnd::Imm(1),
+            },
+            _ => return Err(format!("`{}`: an accumulator other than the destination or RZ", inst.mnemonic())),
+        };
+        let mut ops = vec![d, Opnd::Pair(r[0], r[1]), Opnd::Pair(r[2], r[3]), scale_d];
+        ops.extend(pi.ops.iter().skip(4).cloned());
+        Ok((op, m, ops, 1))
     }
 
     /// The PTX instruction of opcode `op` at the SASS instruction's PTX line.

@@ -125,6 +125,59 @@ fn float_arithmetic_conversions_and_sfu() {
 }
 
 #[test]
+fn sixty_four_bit_compare_chains() {
+    // (hi:tid) >= (0:16) as ptxas compares 64-bit values: the low words, then `.EX` on the high
+    // words with the low result chained in.
+    let ge = |hi: &str, signed: bool| {
+        let ty = if signed { "" } else { ".U32" };
+        format!("MOV R6, 0x10\nMOV R7, {hi}\nISETP.GE.U32.AND P0, PT, R0, R6, PT\nISETP.GE{ty}.AND.EX P0, PT, R7, RZ, PT, P0\nSEL R5, 0x1, RZ, P0")
+    };
+    expect(&ge("RZ", false), |t| (t >= 16) as u32);
+    expect(&ge("0x1", false), |_| 1);
+    // All-ones high word: the largest unsigned value, a negative signed one.
+    expect(&ge("0xffffffff", false), |_| 1);
+    expect(&ge("0xffffffff", true), |_| 0);
+    // Equality: both words; the second destination is the complement.
+    expect("ISETP.EQ.U32.AND P0, PT, R0, 0x3, PT\nISETP.EQ.U32.AND.EX P0, P1, RZ, RZ, PT, P0\nSEL R5, 0x1, 0x2, P1", |t| if t == 3 { 2 } else { 1 });
+    expect("ISETP.NE.U32.AND P0, PT, R0, 0x3, PT\nISETP.NE.U32.AND.EX P0, PT, RZ, RZ, PT, P0\nSEL R5, 0x1, RZ, P0", |t| (t != 3) as u32);
+}
+
+#[test]
+fn double_and_half_arithmetic() {
+    // DFMA on register pairs, one of them uniform: (1 + t·2^-20)·2 + 1, exact; the result's
+    // two words xor-ed.
+    let dfma = "MOV R10, RZ\nIADD3 R11, R0, 0x3ff00000, RZ\nMOV R6, RZ\nMOV R7, 0x3ff00000\nUMOV UR6, URZ\nUMOV UR7, 0x40000000\nDFMA R12, R10, UR6, R6\nLOP3.LUT R5, R12, R13, RZ, 0x96, !PT";
+    expect(dfma, |t| {
+        let x = f64::from_bits((0x3ff0_0000u64 + t as u64) << 32).mul_add(2.0, 1.0).to_bits();
+        (x as u32) ^ (x >> 32) as u32
+    });
+    // HFMA2 / HFMA2.MMA: both halves (1 + t·2^-10)·2 + 0.5 = 2.5 + t·2^-9, exact in half.
+    for op in ["HFMA2", "HFMA2.MMA"] {
+        expect(&format!("IADD3 R6, R0, 0x3c003c00, RZ\nMOV R7, 0x40004000\nMOV R8, 0x38003800\n{op} R5, R6, R7, R8"), |t| 0x4100_4100 + t);
+    }
+    // Rounding: (1 + 2^-10)·(1 + 2^-10) + 0 = 1 + 2^-9 + 2^-20, to nearest 1 + 2^-9 (0x3c02).
+    expect("MOV R6, 0x3c013c01\nHFMA2 R5, R6, R6, RZ", |_| 0x3c02_3c02);
+}
+
+#[test]
+fn half_conversions() {
+    // The integer t as f32, to half in the low word (RZ converted in the high one), and back.
+    let half = |t: u32| if t == 0 { 0 } else { let e = 31 - t.leading_zeros(); ((e + 15) << 10) | ((t << (10 - e)) & 0x3ff) };
+    expect("I2FP.F32.U32 R4, R0\nF2FP.F16.F32.PACK_AB R5, RZ, R4", half);
+    expect("I2FP.F32.U32 R4, R0\nF2FP.F16.F32.PACK_AB R4, RZ, R4\nHADD2.F32 R5, -RZ, R4.H0_H0", |t| (t as f32).to_bits());
+    // 1/3 rounds to nearest: 0x3555 (0.33325195).
+    expect("MOV R4, 0x3eaaaaab\nF2FP.F16.F32.PACK_AB R5, RZ, R4", |_| 0x3555);
+    assert!(lower("F2FP.F16.F32.PACK_AB R5, R4, R4").is_err());
+}
+
+#[test]
+fn register_reallocation_succeeds() {
+    // setmaxnreg: the allocation's predicate is true; the release changes nothing.
+    expect("USETMAXREG.TRY_ALLOC.CTAPOOL UP0, 0xe8\nPLOP3.LUT P0, PT, PT, PT, UP0, 0x80, 0x0\nSEL R5, 0x1, 0x2, P0", |_| 1);
+    expect("USETMAXREG.DEALLOC.CTAPOOL 0x28\nMOV R5, 0x7", |_| 7);
+}
+
+#[test]
 fn warp_shuffles_and_votes() {
     expect("SHFL.BFLY PT, R5, R0, 0x1, 0x1f", |t| t ^ 1);
     expect("SHFL.DOWN P0, R5, R0, 0x4, 0x1f\n@!P0 MOV R5, 0x63", |t| if t + 4 < 32 { t + 4 } else { 0x63 });
@@ -193,9 +246,9 @@ fn calls_return_through_the_address_they_were_given() {
 
 #[test]
 fn unlowered_opcodes_and_faults_are_located() {
-    let e = lower("DFMA R4, R4, R4, R4\nMOV R5, RZ").unwrap_err();
-    assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "DFMA"));
-    assert!(e.to_string().contains("kernel `k`: SASS 0x0050 `DFMA R4, R4, R4, R4`"), "{e}");
+    let e = lower("DMUL R4, R4, R4\nMOV R5, RZ").unwrap_err();
+    assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "DMUL"));
+    assert!(e.to_string().contains("kernel `k`: SASS 0x0050 `DMUL R4, R4, R4`"), "{e}");
     // A store to a bad address faults, naming the SASS instruction.
     let prog = lower("MOV R2, 0x10\nMOV R3, RZ\nMOV R5, RZ").unwrap();
     let mut g = Gpu::new(1);
@@ -203,4 +256,30 @@ fn unlowered_opcodes_and_faults_are_located() {
     let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let f = g.run_functional(Arc::new(prog), dims, params).unwrap_err().to_string();
     assert!(f.contains("sm_90 0x0080 STG.E desc[UR4][R2.64], R5"), "{f}");
+}
+
+#[test]
+fn warpgroup_mma_takes_the_ptx_form_on_the_uniform_descriptors() {
+    use warpsim_isa::inst::{flag, MatrixOp, Op, Opnd};
+    let ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<5>;\n.reg .b64 %rd<3>;\n.reg .b32 %r<2>;\nwgmma.fence.sync.aligned;\n{\n.reg .pred p;\nsetp.ne.b32 p, %r1, 0;\nwgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, p, 1, 1, 0, 0;\n}\nwgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nret;\n}\n";
+    let prog = warpsim_isa::load(ptx, "k.ptx").unwrap().remove(0);
+    let line = prog.insts.iter().find(|i| i.op == Op::Matrix(MatrixOp::WgmmaMma)).map(|i| i.loc.ptx.line).unwrap();
+    let mut text = String::from("\t.target\tsm_90a\n\t.section\t.text.k,\"ax\",@progbits\n\t.other\tk,@\"STO_CUDA_ENTRY STV_DEFAULT\"\nk:\n.text.k:\n");
+    // ptxas puts the HGMMA on a line near the wgmma's, not always on it.
+    let body = ["WARPGROUP.ARRIVE", "HGMMA.64x8x16.F32 R24, gdesc[UR8], R24, gsb0", "HGMMA.64x8x16.F32 R24, gdesc[UR8], RZ, !UPT", "HGMMA.64x8x16.F32 R24, gdesc[UR8], R24, UP0", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "EXIT"];
+    for (i, l) in body.iter().enumerate() {
+        text.push_str(&format!("\t//## File \".nv_debug_ptx_txt\", line {}\n        /*{:04x}*/ {l} ;\n", line + 2, i * 16));
+    }
+    let p = warpsim_sass::lower::lower_listing(&text, "k", &prog).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.insts[0].op, Op::Matrix(MatrixOp::WgmmaFence));
+    assert_eq!((p.insts[4].op, &p.insts[4].ops), (Op::Matrix(MatrixOp::WgmmaWait), &vec![Opnd::Imm(0)]));
+    let reg = |name: &str| p.regs.iter().position(|r| r.name == name).unwrap() as u32;
+    let mma = &p.insts[1];
+    assert_eq!((mma.op, mma.m.shape, mma.m.has(flag::MACHINE_FORM)), (Op::Matrix(MatrixOp::WgmmaMma), Some((64, 8, 16)), true));
+    assert_eq!(mma.ops[0], Opnd::Vec(["R24", "R25", "R26", "R27"].iter().map(|r| Opnd::Reg(reg(r))).collect()));
+    assert_eq!(mma.ops[1..4], [Opnd::Pair(reg("UR8"), reg("UR9")), Opnd::Pair(reg("UR10"), reg("UR11")), Opnd::Imm(1)]);
+    assert_eq!(mma.ops[4..], [Opnd::Imm(1), Opnd::Imm(1), Opnd::Imm(0), Opnd::Imm(0)]);
+    // RZ as the accumulator: D = A·B; a predicate: scale-d.
+    assert_eq!(p.insts[2].ops[3], Opnd::Imm(0));
+    assert_eq!(p.insts[3].ops[3], Opnd::Reg(reg("UP0")));
 }
