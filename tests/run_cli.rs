@@ -143,3 +143,17 @@ fn sass_reductions_count_as_red_sectors() {
     assert!(ptx.0 > 0.0, "{ptx:?}");
     assert_eq!(sass, ptx);
 }
+
+/// `WARPGROUP.DEPBAR` waits for the group its `HGMMA … gsb0` closed: SASS mode's wgmma_latency
+/// (a chain of dependent wgmma groups) takes within 15% of PTX mode's cycles, not the issue time
+/// of the instructions alone (40% of them when nothing closed the groups).
+#[test]
+fn sass_warpgroup_waits_for_committed_groups() {
+    let cycles = |isa: &str| {
+        let (ok, out, err) = warpsim(&["run", "wgmma_latency", "--isa", isa, "--json"]);
+        assert!(ok, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("run --json prints JSON")["cycles"].as_f64().expect("cycles")
+    };
+    let (ptx, sass) = (cycles("ptx"), cycles("sass"));
+    assert!((sass / ptx - 1.0).abs() < 0.15, "SASS {sass} against PTX {ptx} cycles");
+}

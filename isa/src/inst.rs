@@ -378,6 +378,9 @@ pub mod flag {
     /// SASS `R2UR`: a uniform register is one per warp, so the first executing lane's value is
     /// written to every lane.
     pub const BROADCAST: u64 = 1 << 47;
+    /// SASS `HGMMA … gsb0`: the MMA that closes its warpgroup group, committing it as PTX's
+    /// separate `wgmma.commit_group` does (SASS has no commit instruction).
+    pub const COMMIT: u64 = 1 << 48;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

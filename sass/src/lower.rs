@@ -61,7 +61,7 @@ pub const SHARED_RESERVED: i64 = 0x400;
 /// Why a kernel's SASS could not be lowered: the first instruction that could not, with where
 /// it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("kernel `{kernel}`: SASS {pc:#06x} `{text}`{}: {reason}", source_line.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())]
+#[error("kernel `{kernel}`: {}{reason}", if text.is_empty() { String::new() } else { format!("SASS {pc:#06x} `{text}`{}: ", source_line.as_ref().map(|s| format!(" ({s})")).unwrap_or_default()) })]
 pub struct LowerError {
     pub kernel: String,
     pub pc: u32,
@@ -1349,8 +1349,8 @@ impl<'a> Lowerer<'a> {
     /// descriptor and URa+2:URa+3 B's; `Rc` is `Rd` (accumulate, while the optional predicate
     /// holds: `scale-d`) or `RZ` (D = A·B). The descriptors hold the hardware's shared
     /// addresses, [`SHARED_RESERVED`] above the simulator's ([`flag::MACHINE_FORM`]). `gsb0`
-    /// (the group's last MMA) commits the group in the hardware; the simulator's functional
-    /// model needs no commit.
+    /// (the group's last MMA) commits the group ([`flag::COMMIT`]): the timing model's
+    /// `WARPGROUP.DEPBAR` waits for the committed groups, as PTX mode's `wgmma.wait_group`.
     fn hgmma(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
         let o = &inst.operands;
         let op = Op::Matrix(MatrixOp::WgmmaMma);
@@ -1388,6 +1388,9 @@ impl<'a> Lowerer<'a> {
         let r: Vec<u32> = regs.iter().map(|&x| self.gpr(x).ok_or("zero register")).collect::<Result<_, _>>()?;
         let mut m = pi.m.clone();
         m.flags |= flag::MACHINE_FORM;
+        if o.iter().any(|x| x.value == Value::Word("gsb0".into())) {
+            m.flags |= flag::COMMIT;
+        }
         let scale_d = match (&o[2].value, &o[0].value) {
             (Value::Reg(c), _) if c.is_zero() => Opnd::Imm(0),
             (Value::Reg(c), Value::Reg(dr)) if c == dr => match o.get(3) {

@@ -282,4 +282,6 @@ fn warpgroup_mma_takes_the_ptx_form_on_the_uniform_descriptors() {
     // RZ as the accumulator: D = A·B; a predicate: scale-d.
     assert_eq!(p.insts[2].ops[3], Opnd::Imm(0));
     assert_eq!(p.insts[3].ops[3], Opnd::Reg(reg("UP0")));
+    // `gsb0` closes the group (the timing model's commit); the others leave it open.
+    assert_eq!([1, 2, 3].map(|i| p.insts[i].m.has(flag::COMMIT)), [true, false, false]);
 }

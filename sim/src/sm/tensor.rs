@@ -3,7 +3,8 @@
 //! The sub-partition's tensor pipe is busy for the warp's multiply-accumulates at the SM's rate
 //! (split over sub-partitions, scaled by the input width); an `mma.sync` result comes after the
 //! pipe latency scaled by the bytes of K, a `wgmma` result after `base + N / divisor`, and
-//! `wgmma.wait_group` holds the warp until all but the newest groups are done. The matrix data
+//! `wgmma.wait_group` holds the warp until all but the newest groups are done (a group closes at
+//! `wgmma.commit_group`, or in SASS at the `HGMMA` marked `gsb0`). The matrix data
 //! movement itself (`ldmatrix`, shared operands) is timed as shared-memory access in `lsu`.
 
 use warpsim_isa::control::Pipe as Unit;
@@ -40,8 +41,13 @@ impl Sm {
                 let start = (*pf).max(now);
                 *pf = start + occ;
                 let done = start + cfg.tensor.wgmma_base_latency as u64 + n as u64 / cfg.tensor.wgmma_n_divisor.max(1) as u64;
+                let commit = inst.m.has(warpsim_isa::inst::flag::COMMIT);
                 if let Some(tw) = self.warps[wi].as_mut() {
                     tw.wgmma_open = tw.wgmma_open.max(done);
+                    if commit {
+                        let t = std::mem::take(&mut tw.wgmma_open);
+                        tw.wgmma_groups.push_back(t);
+                    }
                 }
                 (done - now, Dep::Short, None)
             }
