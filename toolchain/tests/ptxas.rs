@@ -61,6 +61,8 @@ fn maxrregcount_is_passed_to_ptxas() {
     let mut w = Workload::bundled("occ_regs_free").unwrap();
     w.launches[0].regs_per_thread = None;
     w.launches[0].regs_source = RegsSource::Estimate;
+    // The module compiles once, under the manifest's limit; each launch keeps a copy for the estimate.
+    w.manifest.maxrregcount = Some(24);
     w.launches[0].maxrregcount = Some(24);
     assert_eq!(resolve(&mut w, [9, 0], &tc), Resolution::Compiler);
     assert!(w.launches[0].regs_per_thread.unwrap() <= 24, "{:?}", w.launches[0].regs_per_thread);
