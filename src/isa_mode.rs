@@ -1,5 +1,5 @@
 //! `--isa sass|ptx`: which code a run simulates, the one place `run`, `bench`, `sweep` and
-//! `validate correlate` choose it. `ptx` lowers the workload's PTX (the default); `sass` runs the
+//! `validate correlate` choose it. `ptx` lowers the workload's PTX; `sass` (the default) runs the
 //! machine code ptxas makes of it (issue 12): functionally instruction by instruction, and in
 //! time as ptxas scheduled it (the SM model issues by each instruction's control bits — stall
 //! counts, scoreboard barriers, yield — and its opcode's pipe, `warpsim_sass::pipes`). The
