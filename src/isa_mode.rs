@@ -54,6 +54,12 @@ pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMu
     }
 }
 
+/// [`program_for`] without its notes, as `validate calibrate` and `correlate` take it (each row
+/// says which code ran).
+pub fn quiet(cc: [u32; 2], isa: Isa) -> impl Fn(&mut Workload) -> Option<Vec<Program>> + Sync {
+    move |w| program_for(w, cc, isa, &mut |_, _| {})
+}
+
 /// A launch's kernel as SASS, lowered.
 pub struct SassKernel {
     pub prog: Program,

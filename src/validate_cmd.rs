@@ -249,8 +249,7 @@ fn calibrate(a: CalibrateArgs) -> Result<()> {
     };
     let dataset = Dataset::load(&path)?;
     let cc = warpsim_sim::config::ArchConfig::from_toml(&base_text, &base_name)?.compute_capability;
-    let isa = a.isa;
-    let code = move |w: &mut warpsim_workloads::Workload| crate::isa_mode::program_for(w, cc, isa, &mut |_, _| {});
+    let code = crate::isa_mode::quiet(cc, a.isa);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let label = path.canonicalize().ok().and_then(|p| p.strip_prefix(root).ok().map(Path::to_path_buf)).unwrap_or_else(|| path.clone());
     let inputs = warpsim_validate::calibrate::Inputs {
@@ -304,8 +303,7 @@ fn correlate(a: CorrelateArgs) -> Result<()> {
     let ds = Dataset::load(&path)?;
     let name = path.display().to_string();
     let registers = if a.no_manifest_registers { Registers::Compiler } else { Registers::Manifest };
-    let (cc, isa) = (cfg.compute_capability, a.isa);
-    let code = move |w: &mut warpsim_workloads::Workload| crate::isa_mode::program_for(w, cc, isa, &mut |_, _| {});
+    let code = crate::isa_mode::quiet(cfg.compute_capability, a.isa);
     let (mut rows, s) = warpsim_validate::correlate::correlate(&ds, &name, &cfg, registers, a.threads, &code);
     rows.sort_by(|x, y| y.cycle_error_pct.abs().total_cmp(&x.cycle_error_pct.abs()));
     out!("{:<28} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>8}", "workload", "measured", "simulated", "error", "inst (ncu)", "inst (sim)", "error");

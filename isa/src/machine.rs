@@ -18,6 +18,10 @@ use serde::Serialize;
 use crate::inst::Inst;
 use crate::types::{BoolOp, Cmp};
 
+/// The bytes below a CTA's user shared memory that sm_90 machine code's shared addresses include
+/// (the CTA window's reserved 1 KiB): a SASS shared address is the simulator's plus this.
+pub const SHARED_RESERVED: u64 = 0x400;
+
 /// A SASS operation (see the module docs; the sources are listed per variant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum MachineOp {
@@ -198,12 +202,8 @@ fn isetp_ex(cmp: Cmp, signed: bool, bop: BoolOp, s: &[u64; 6]) -> Results {
         // The lowering accepts only the integer comparisons.
         _ => false,
     };
-    let combine = |x: bool| match bop {
-        BoolOp::And => x && c,
-        BoolOp::Or => x || c,
-        BoolOp::Xor => x ^ c,
-    };
-    (combine(r) as u64, combine(!r) as u64, 0)
+    let combine = |x: bool| crate::eval::combine(Some(bop), x, c) as u64;
+    (combine(r), combine(!r), 0)
 }
 
 /// [`MachineOp::Iadd3`] (`neg`/`not`: the instruction's operand modifier masks).

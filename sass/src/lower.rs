@@ -55,8 +55,8 @@ use warpsim_isa::types::{BoolOp, Cmp, Rnd, SReg, Ty};
 
 use crate::{Bank, Instruction, Kernel, Module, Operand, Pred, Reg, Value};
 
-/// The bytes below a CTA's user shared memory that ptxas's shared addresses include (sm_90).
-pub const SHARED_RESERVED: i64 = 0x400;
+/// [`warpsim_isa::machine::SHARED_RESERVED`] as an address offset.
+pub const SHARED_RESERVED: i64 = warpsim_isa::machine::SHARED_RESERVED as i64;
 
 /// Why a kernel's SASS could not be lowered: the first instruction that could not, with where
 /// it is.

@@ -67,10 +67,6 @@ fn row_trace(c: &mut Ctx<'_, '_>, a: &Lanes, num: u8, write: bool) {
     c.trace(crate::exec::TraceSpace::Shared, write, false, 16, mask);
 }
 
-/// The bytes below a CTA's user shared memory that sm_90 machine code's shared addresses
-/// include (`warpsim-sass`'s `SHARED_RESERVED`).
-const SASS_SHARED_RESERVED: u64 = 0x400;
-
 pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixOp, exec: u32) -> Result<Step, Fault> {
     let m = &inst.m;
     let lane0 = (exec.trailing_zeros() as usize).min(31);
@@ -171,7 +167,7 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
             let b = c.read(w, &inst.ops[2], lane0);
             // Machine code's descriptors hold the hardware's shared addresses, which on sm_90
             // include the CTA window's reserved 1 KiB (SASS `HGMMA`, `flag::MACHINE_FORM`).
-            let window = if inst.m.has(flag::MACHINE_FORM) { SASS_SHARED_RESERVED } else { 0 };
+            let window = if inst.m.has(flag::MACHINE_FORM) { warpsim_isa::machine::SHARED_RESERVED } else { 0 };
             {
                 let mut read = |_: usize, addr: u64, buf: &mut [u8]| c.access(w, Space::Shared, addr.wrapping_sub(window), buf, false, lane0).map(|_| ());
                 tensor::wgmma(&f, a, b, &mut d, slot..slot + 1, &mut read)

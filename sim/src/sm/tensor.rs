@@ -10,7 +10,16 @@
 use warpsim_isa::control::Pipe as Unit;
 use warpsim_isa::inst::MatrixOp;
 
-use super::{Dep, Sm};
+use super::{Dep, Sm, TWarp};
+
+impl TWarp {
+    /// Closes the open wgmma group (`wgmma.commit_group`, or SASS `HGMMA … gsb0`): its
+    /// completion time joins the committed groups `wgmma.wait_group` waits on.
+    fn close_wgmma_group(&mut self) {
+        let t = std::mem::take(&mut self.wgmma_open);
+        self.wgmma_groups.push_back(t);
+    }
+}
 
 impl Sm {
     /// Tensor-core timing: the pipe is busy for the warp's multiply-accumulates at the SM's rate
@@ -45,16 +54,14 @@ impl Sm {
                 if let Some(tw) = self.warps[wi].as_mut() {
                     tw.wgmma_open = tw.wgmma_open.max(done);
                     if commit {
-                        let t = std::mem::take(&mut tw.wgmma_open);
-                        tw.wgmma_groups.push_back(t);
+                        tw.close_wgmma_group();
                     }
                 }
                 (done - now, Dep::Short, None)
             }
             MatrixOp::WgmmaCommit => {
                 if let Some(tw) = self.warps[wi].as_mut() {
-                    let t = std::mem::take(&mut tw.wgmma_open);
-                    tw.wgmma_groups.push_back(t);
+                    tw.close_wgmma_group();
                 }
                 (1, Dep::Fixed, None)
             }
