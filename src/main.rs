@@ -426,16 +426,27 @@ fn toolchain_report() -> Result<()> {
     }
     let nvdisasm = tc.of(warpsim_toolchain::ToolKind::Nvdisasm).next();
     match nvdisasm {
-        Some(t) => out!("SASS listings (`warpsim sass`): {} for sm_70..sm_90a (sm_70 read as sm_75); earlier presets are PTX-only", t.label()),
+        Some(t) => out!("SASS listings (`warpsim sass`, SASS mode): {} for sm_70..sm_90a (sm_70 read as sm_75); earlier presets are PTX-only", t.label()),
         None => out!("SASS listings (`warpsim sass`): no nvdisasm, bundled workloads use their committed sm_90 listings (install: {})", warpsim_toolchain::sass::NVDISASM_HINT),
     }
     out!("presets:");
     for name in warpsim_sim::presets::preset_names() {
         let p = warpsim_sim::presets::preset(name)?;
         let target = warpsim_toolchain::discover::sm_target(p.compute_capability);
-        match tc.ptxas_for(&target) {
-            Some(t) => out!("  {name:<22} {target:<7} {} ({})", t.label(), t.path.display()),
-            None => out!("  {name:<22} {target:<7} no ptxas: registers estimated{}", warpsim_toolchain::discover::wheel_hint(p.compute_capability).map_or(String::new(), |h| format!(" (install: {h})"))),
+        let ptxas = tc.ptxas_for(&target);
+        // Which code `--isa sass` (the default) runs on this preset.
+        let code = if p.compute_capability[0] < 7 {
+            "PTX only (SASS mode is Volta to Hopper)"
+        } else if ptxas.is_some() && nvdisasm.is_some() {
+            "SASS mode"
+        } else if p.compute_capability == [9, 0] {
+            "SASS mode on the bundled suite (committed listings)"
+        } else {
+            "PTX (SASS mode needs ptxas + nvdisasm)"
+        };
+        match ptxas {
+            Some(t) => out!("  {name:<22} {target:<7} {} ({}); {code}", t.label(), t.path.display()),
+            None => out!("  {name:<22} {target:<7} no ptxas: registers estimated{}; {code}", warpsim_toolchain::discover::wheel_hint(p.compute_capability).map_or(String::new(), |h| format!(" (install: {h})"))),
         }
     }
     Ok(())

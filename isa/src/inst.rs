@@ -374,6 +374,8 @@ pub mod flag {
     /// hardware's init word (low word: (2^20 − count) << 1), a phase check's parity is bit 31.
     /// On `wgmma.mma_async` (SASS `HGMMA`): the descriptors' start addresses are the hardware's
     /// shared addresses, 1 KiB (the CTA window's reserved bytes on sm_90) above the simulator's.
+    /// On a multicast tensor copy (SASS `UTMALDG.MULTICAST`): the CTA mask is the operand's high
+    /// 16 bits.
     pub const MACHINE_FORM: u64 = 1 << 46;
     /// SASS `R2UR`: a uniform register is one per warp, so the first executing lane's value is
     /// written to every lane.
@@ -444,6 +446,12 @@ pub enum Base {
     Pair(u32, u32),
     /// The 32-bit sum of two registers: SASS `[R2+UR4]`.
     Sum(u32, u32),
+    /// The 64-bit sum of two register pairs: Turing to Ada's `[R2.64+UR4]` (a 64-bit address
+    /// plus a 64-bit uniform base, each a (low, high) pair).
+    PairSum(u32, u32, u32, u32),
+    /// A 32-bit register shifted left: SASS `[R0.X4]` (Turing to Ada scale an index by 4, 8
+    /// or 16 in the address).
+    Scaled(u32, u8),
 }
 
 impl Base {
@@ -452,8 +460,25 @@ impl Base {
         match *self {
             Base::Reg(r) => out.push(r),
             Base::Pair(a, b) | Base::Sum(a, b) => out.extend([a, b]),
+            Base::Scaled(r, _) => out.push(r),
+            Base::PairSum(a, b, c, d) => out.extend([a, b, c, d]),
             Base::None | Base::Sym(_) => {}
         }
+    }
+
+    /// The base's value from its registers (`reg` reads one), or `None` for a symbol's, which
+    /// only the simulator knows.
+    #[inline]
+    pub fn value(&self, reg: impl Fn(u32) -> u64) -> Option<u64> {
+        Some(match *self {
+            Base::None => 0,
+            Base::Reg(r) => reg(r),
+            Base::Pair(lo, hi) => (reg(hi) << 32) | (reg(lo) & 0xFFFF_FFFF),
+            Base::Sum(a, b) => reg(a).wrapping_add(reg(b)) & 0xFFFF_FFFF,
+            Base::Scaled(r, shift) => (reg(r) << shift) & 0xFFFF_FFFF,
+            Base::PairSum(a, b, c, d) => ((reg(b) << 32) | (reg(a) & 0xFFFF_FFFF)).wrapping_add((reg(d) << 32) | (reg(c) & 0xFFFF_FFFF)),
+            Base::Sym(_) => return None,
+        })
     }
 }
 
@@ -469,6 +494,8 @@ pub enum Opnd {
     /// The 32-bit word at this byte offset of the parameter buffer: a SASS `c[0x0][off]` source
     /// (a lowered SASS program lays its parameter buffer out as constant bank 0).
     Param(u32),
+    /// The 64-bit word there: a 64-bit `c[0x0][off]` source (sm_75–89's `IMAD.WIDE` addend).
+    Param64(u32),
     /// An immediate, as raw bits of the instruction's operand type (floats converted).
     Imm(u64),
     Special(SReg),

@@ -331,6 +331,12 @@ pub enum SReg {
     ClusterCtarank,
     ClusterNctarank,
     IsExplicitCluster,
+    /// SASS `SR_SWINHI` (no PTX name): the high 32 bits of the generic addresses of the shared
+    /// window, which ptxas pairs with a `shared::cluster` address to reach another CTA's memory.
+    SharedWindowHi,
+    /// sm_90's driver constant `c[0x0][0x150]` (no PTX name): 1 / `%cluster_nctaid.x` as an f32
+    /// rounded up, which ptxas multiplies `%ctaid.x` by and truncates to get `%clusterid.x`.
+    ClusterNctaidRcp(u8),
     DynamicSmemSize,
     TotalSmemSize,
     AggrSmemSize,

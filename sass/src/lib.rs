@@ -65,6 +65,31 @@ pub struct Kernel {
     /// Labels (`.L_x_3`, subroutine names) and the pc they mark.
     pub labels: BTreeMap<String, u32>,
     pub instructions: Vec<Instruction>,
+    /// Constant bank 2 (`.nv.constant2.<name>`, printed by nvdisasm without `-c`): the literals
+    /// ptxas keeps out of the code (sm_75–89's 64-bit addends, `c[0x2][0x0]`). Empty when the
+    /// listing has none.
+    pub bank2: Bank2,
+}
+
+/// A kernel's constant bank 2: its bytes, and where the loader patches in an address (a
+/// relocation, printed as a symbol: its bytes here are not the value).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Bank2 {
+    pub bytes: Vec<u8>,
+    /// `(offset, size)` of each relocated entry.
+    pub relocated: Vec<(u32, u32)>,
+}
+
+impl Bank2 {
+    /// The little-endian value of `size` bytes at `offset`, or why not.
+    pub fn read(&self, offset: u32, size: u32) -> Result<u64, String> {
+        let end = offset as usize + size as usize;
+        if self.relocated.iter().any(|&(o, n)| o < offset + size && offset < o + n) {
+            return Err(format!("c[0x2][{offset:#x}] holds an address the loader patches in (a relocation)"));
+        }
+        let b = self.bytes.get(offset as usize..end).ok_or_else(|| format!("c[0x2][{offset:#x}] is past the {} bytes of the kernel's bank 2", self.bytes.len()))?;
+        Ok(b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
+    }
 }
 
 impl Kernel {

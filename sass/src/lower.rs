@@ -16,10 +16,21 @@
 //!   ([`Opnd::Param`], or `ld.param` for `LDC`/`ULDC`). The driver's fields below the base
 //!   become what the driver puts there: `0x0`–`0x8` blockDim (`%ntid`), `0xc`–`0x14` gridDim
 //!   (`%nctaid`), `0x28` the stack top (the frame size this kernel's `R1` decrements add up
-//!   to), `0x208` the global-memory descriptor (0: addresses are used as they are).
-//! - **Shared memory.** On sm_90 the CTA's window has 1 KiB reserved below the user's data
-//!   (ptxas forms every shared address from `SR_CgaCtaId << 24 | 0x400`), so shared accesses are
-//!   taken 0x400 lower; `SR_CgaCtaId` reads 0 (clusters are not lowered).
+//!   to), `0x208` the global-memory descriptor (0: addresses are used as they are; `0x118`
+//!   before sm_90), and on sm_90 `0x140` whether the grid runs in clusters, `0x150` 1 / the
+//!   cluster's width as an f32 and `0x188` its CTA count (measured on the cluster kernels).
+//! - **Shared memory.** On sm_90 the CTA's window has 1 KiB reserved below the user's data and
+//!   ptxas forms every shared address as `SR_CgaCtaId << 24 | 0x400 + offset` (`SR_CgaCtaId` is
+//!   the CTA's rank in its cluster, 0 without one). A CTA-space access (`LDS`, `STS`, `SYNCS`)
+//!   is taken 0x400 lower and the simulator ignores its rank bits; a `shared::cluster` one (a
+//!   generic `LD`/`ST`/`ATOM` whose high word is `SR_SWINHI`, a TMA destination) keeps the
+//!   hardware's form and the simulator reads the rank and the window from it (`PRMT … 0x654`
+//!   is how ptxas writes `mapa`). Before sm_90 there is no reserved window and no rank.
+//! - **Targets.** sm_70 to sm_90a. Before sm_90 the parameters start at 0x160, a 64-bit
+//!   parameter can be an operand (`IMAD.WIDE …, c[0x0][0x160]`), shared indices can be scaled
+//!   (`[R0.X4]`), a uniform register in a 64-bit address is a pair (`[UR4]`, `[R2.64+UR4]`),
+//!   and ptxas keeps literals in constant bank 2 (`c[0x2][0x0]`, read from the listing's
+//!   `.nv.constant2` section).
 //! - **Operations.** PTX ops where one has the meaning (`IMAD` = `mad.lo`, `.WIDE` = `mad.wide`,
 //!   `ISETP`/`FSETP` = `setp` with both destinations and the combining predicate, `FFMA` =
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
@@ -41,8 +52,9 @@
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
 //! callers fall back to PTX mode with it. Not lowered yet: f64 arithmetic other than `DFMA`,
-//! f16 arithmetic other than `HFMA2`, TMA multicast, `MATCH`, clusters (c[0x0][0x140]/0x188,
-//! `UCGABAR`, `SR_SWINHI`), relocated symbols, constant banks other than 0, 64-bit atomics.
+//! f16 arithmetic other than `HFMA2`, `MATCH`, relocated symbols (addresses of `__device__`
+//! variables in bank 2), constant banks other than 0 and 2, 64-bit atomics, remote mbarrier
+//! arrivals, `F2FP.PACK_AB` of two values.
 
 use std::collections::BTreeMap;
 
@@ -87,10 +99,8 @@ pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Bo
         reason: format!("the listing has no kernel `{kernel}` (it has {})", module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")),
     })?;
     let base = crate::abi::param_base(&arch).ok_or_else(|| err(k, None, "", format!("no parameter ABI for target `{arch}`")))?;
-    if !arch.starts_with("sm_9") {
-        return Err(err(k, None, "", format!("SASS lowering covers sm_90 listings; this one is `{arch}`")));
-    }
     let mut lw = Lowerer::new(k, base, ptx);
+    lw.reserved = if arch.starts_with("sm_9") { SHARED_RESERVED } else { 0 };
     lw.frame = frame_size(k);
     for (i, inst) in k.instructions.iter().enumerate() {
         if inst.pc as usize != i * 16 {
@@ -179,6 +189,9 @@ struct Lowerer<'a> {
     table: Vec<u32>,
     /// Whether the kernel makes `LDGSTS` copy groups (so `DEPBAR` waits on them).
     async_copies: bool,
+    /// Bytes of the CTA's shared window below the user's data: [`SHARED_RESERVED`] on sm_90,
+    /// none before (so also which ABI the driver constants follow).
+    reserved: i64,
 }
 
 type R<T> = Result<T, String>;
@@ -186,7 +199,7 @@ type R<T> = Result<T, String>;
 impl<'a> Lowerer<'a> {
     fn new(k: &'a Kernel, base: u32, ptx: &'a Program) -> Self {
         let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
-        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies }
+        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies, reserved: 0 }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -269,9 +282,12 @@ impl<'a> Lowerer<'a> {
             Value::Float(f) if float => Opnd::Imm((*f as f32).to_bits() as u64),
             Value::Float(f) => return Err(format!("float literal {f} where an integer is read")),
             Value::Const { bank: Bank::Index(0), addr } if addr.reg.is_none() && addr.ureg.is_none() => self.bank0(addr.offset)?,
-            Value::Const { .. } => return Err(format!("constant operand `{o}` (only literal bank-0 offsets are lowered)")),
-            // The CTA's rank in its cluster, shifted into shared addresses: 0 without clusters.
-            Value::Special(s) if s == "SR_CgaCtaId" => Opnd::Imm(0),
+            Value::Const { bank: Bank::Index(2), addr } if addr.reg.is_none() && addr.ureg.is_none() => Opnd::Imm(self.bank2(addr.offset, 4)?),
+            Value::Const { .. } => return Err(format!("constant operand `{o}` (only literal bank-0 and bank-2 offsets are lowered)")),
+            // The CTA's rank in its cluster (0 without clusters), which ptxas shifts into
+            // every shared address.
+            Value::Special(s) if s == "SR_CgaCtaId" => Opnd::Special(SReg::ClusterCtarank),
+            Value::Special(s) if s == "SR_SWINHI" => Opnd::Special(SReg::SharedWindowHi),
             Value::Special(s) => Opnd::Special(special(s)?),
             other => return Err(format!("operand `{other}` where a value is read")),
         };
@@ -329,6 +345,13 @@ impl<'a> Lowerer<'a> {
                 Ok(Opnd::Pair(lo, hi))
             }
             Value::Int(v) => Ok(Opnd::Imm(*v as u64 & 0xFFFF_FFFF)),
+            // sm_75–89 read a 64-bit parameter straight from the bank (`IMAD.WIDE …, c[0x0][0x160]`).
+            Value::Const { bank: Bank::Index(0), addr } if addr.reg.is_none() && addr.ureg.is_none() => match self.bank0(addr.offset)? {
+                Opnd::Param(o) => Ok(Opnd::Param64(o)),
+                Opnd::Imm(0) => Ok(Opnd::Imm(0)),
+                _ => Err(format!("`{o}` as a 64-bit source")),
+            },
+            Value::Const { bank: Bank::Index(2), addr } if addr.reg.is_none() && addr.ureg.is_none() => Ok(Opnd::Imm(self.bank2(addr.offset, 8)?)),
             other => Err(format!("`{other}` as a 64-bit source")),
         }
     }
@@ -383,8 +406,21 @@ impl<'a> Lowerer<'a> {
             0xc | 0x10 | 0x14 => Opnd::Special(SReg::Nctaid(((o - 0xc) / 4) as u8)),
             0x28 => Opnd::Imm(self.frame),
             0x208 | 0x20c | 0x118 | 0x11c => Opnd::Imm(0),
+            // sm_90: whether the grid was launched in clusters (code without `__cluster_dims__`
+            // tests it before a cluster barrier), the cluster's CTA count and 1 / its width
+            // (measured: cluster_dsmem and tma_multicast read them for %cluster_nctarank and
+            // %clusterid.x).
+            0x140 if self.reserved != 0 => Opnd::Special(SReg::IsExplicitCluster),
+            0x188 if self.reserved != 0 => Opnd::Special(SReg::ClusterNctarank),
+            0x150 if self.reserved != 0 => Opnd::Special(SReg::ClusterNctaidRcp(0)),
             _ => return Err(format!("c[0x0][{o:#x}]: a driver constant that is not modelled")),
         })
+    }
+
+    /// `size` bytes of constant bank 2 at `off`: ptxas's literals, known when the listing is read.
+    fn bank2(&self, off: i64, size: u32) -> R<u64> {
+        let o = u32::try_from(off).map_err(|_| format!("c[0x2][{off:#x}]"))?;
+        self.k.bank2.read(o, size)
     }
 
     /// A memory operand: the address and, for shared memory, the reserved window taken off.
@@ -392,15 +428,33 @@ impl<'a> Lowerer<'a> {
         let Value::Mem { addr, .. } = &o.value else { return Err(format!("`{o}` as an address")) };
         let reg = addr.reg.as_ref().filter(|r| !r.reg.is_zero());
         let ureg = addr.ureg.as_ref().filter(|r| !r.reg.is_zero());
-        for r in [reg, ureg].into_iter().flatten() {
-            if r.modifiers.iter().any(|m| m != "64" && m != "U32") {
+        // `[R0.X4]`: an index scaled by 4, 8 or 16 (Turing to Ada).
+        let scale = |r: &crate::AddrReg| -> R<Option<u8>> {
+            let mut shift = None;
+            for m in &r.modifiers {
+                match m.as_str() {
+                    "64" | "U32" => {}
+                    "X4" => shift = Some(2),
+                    "X8" => shift = Some(3),
+                    "X16" => shift = Some(4),
+                    _ => return Err(format!("address register `{}.{}`", r.reg, r.modifiers.join("."))),
+                }
+            }
+            Ok(shift)
+        };
+        if let Some(r) = ureg {
+            if scale(r)?.is_some() {
                 return Err(format!("address register `{}.{}`", r.reg, r.modifiers.join(".")));
             }
         }
+        let shift = reg.map(scale).transpose()?.flatten();
         let base = match (reg, ureg) {
+            (Some(r), None) if shift.is_some() && !r.wide() => Base::Scaled(self.gpr(r.reg).ok_or("zero register")?, shift.unwrap_or(0)),
+            (Some(r), _) if shift.is_some() => return Err(format!("address `{addr}`: a scaled {} register", if r.wide() { "64-bit" } else { "index plus a uniform" })),
             (None, None) => Base::None,
             (Some(r), None) | (None, Some(r)) => {
-                if r.wide() || (wide_default && !r.reg.uniform) {
+                // Before sm_90 a uniform register in a 64-bit address is a pair too (`[UR4]`).
+                if r.wide() || (wide_default && (!r.reg.uniform || self.reserved == 0)) {
                     let lo = self.gpr(r.reg).ok_or("zero register")?;
                     let hi = self.gpr(Self::next(r.reg)?).ok_or("zero register")?;
                     Base::Pair(lo, hi)
@@ -411,9 +465,15 @@ impl<'a> Lowerer<'a> {
             (Some(r), Some(u)) if !r.wide() && !u.wide() && !wide_default => {
                 Base::Sum(self.gpr(r.reg).ok_or("zero register")?, self.gpr(u.reg).ok_or("zero register")?)
             }
+            // Turing to Ada: `[R2.64+UR4]`, a 64-bit address plus the 64-bit base UR4:UR5.
+            (Some(r), Some(u)) if wide_default && (r.wide() || !r.reg.uniform) && self.reserved == 0 => {
+                let pair = |lw: &mut Self, x: Reg| -> R<(u32, u32)> { Ok((lw.gpr(x).ok_or("zero register")?, lw.gpr(Self::next(x)?).ok_or("zero register")?)) };
+                let ((a, b), (c, d)) = (pair(self, r.reg)?, pair(self, u.reg)?);
+                Base::PairSum(a, b, c, d)
+            }
             _ => return Err(format!("address `{addr}`: a 64-bit register plus a uniform register")),
         };
-        Ok(Opnd::Addr { base, offset: addr.offset - if shared { SHARED_RESERVED } else { 0 } })
+        Ok(Opnd::Addr { base, offset: addr.offset - if shared { self.reserved } else { 0 } })
     }
 
     fn guard(&mut self, inst: &Instruction) -> Option<IGuard> {
@@ -602,16 +662,23 @@ impl<'a> Lowerer<'a> {
                 let op = if has("TRYWAIT") { MbarOp::TryWait } else { MbarOp::TestWait };
                 (Op::Mbarrier(op), m, vec![p, a, parity], 1)
             }
-            "UTMALDG" | "UTMASTG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D")) => {
+            "UTMALDG" | "UTMASTG" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "1D" | "2D" | "3D" | "4D" | "5D" | "MULTICAST")) => {
                 // `UTMALDG.2D [URd], [URt]`: URd the shared destination, URd+1 the mbarrier,
                 // URd+2... the coordinates (`UTMASTG`: URd the shared source, URd+1... the
-                // coordinates); URt:URt+1 the tensor map's generic address. The form
-                // (dimensions, completion) is the PTX instruction's at the line.
+                // coordinates); URt:URt+1 the tensor map's generic address; `.MULTICAST` a third
+                // operand with the CTA mask in its high half. A load's shared addresses are
+                // `shared::cluster` ones as the hardware forms them (the simulator reads the rank
+                // and the reserved window from them). The form (dimensions, completion) is the
+                // PTX instruction's at the line.
                 need(2)?;
                 let pi = self.ptx_form(inst, Op::Cp(CpOp::BulkTensor))?;
                 let Some(Opnd::Tensor { coords, .. }) = pi.ops.iter().find(|x| matches!(x, Opnd::Tensor { .. })) else {
                     return Err("the PTX tensor copy has no tensor operand".into());
                 };
+                let multicast = has("MULTICAST");
+                if multicast != pi.m.has(flag::MULTICAST) || (multicast && op_name == "UTMASTG") {
+                    return Err("UTMALDG.MULTICAST against a PTX copy of another form".into());
+                }
                 let ureg = |x: &Operand| match &x.value {
                     Value::Mem { addr, .. } if addr.reg.is_none() && addr.offset == 0 => addr.ureg.as_ref().map(|u| u.reg).filter(|r| !r.is_zero()),
                     _ => None,
@@ -626,25 +693,38 @@ impl<'a> Lowerer<'a> {
                     r.push(self.gpr(*x).ok_or("zero register")?);
                 }
                 let (tlo, thi) = (self.gpr(t).ok_or("zero register")?, self.gpr(Self::next(t)?).ok_or("zero register")?);
-                let m = pi.m.clone();
-                let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: -SHARED_RESERVED };
-                let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: -SHARED_RESERVED };
+                let mut m = pi.m.clone();
+                let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: 0 };
+                let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: 0 };
                 let store = op_name == "UTMASTG";
                 let first = if store { 1 } else { 2 };
                 let tensor = Opnd::Tensor { base: Base::Pair(tlo, thi), coords: r[first..first + coords.len()].iter().map(|&x| Opnd::Reg(x)).collect() };
                 if store {
-                    (Op::Cp(CpOp::BulkTensor), m, vec![tensor, dst], 0)
+                    // The source is read in the CTA's own space: the reserved window taken off.
+                    let src = Opnd::Addr { base: Base::Reg(r[0]), offset: -SHARED_RESERVED };
+                    (Op::Cp(CpOp::BulkTensor), m, vec![tensor, src], 0)
+                } else if multicast {
+                    need(3)?;
+                    // The mask register holds the CTA mask in its high 16 bits (MACHINE_FORM).
+                    m.flags |= flag::MACHINE_FORM;
+                    let mask = self.src(&o[2], &mut m, 0, false)?;
+                    (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar, mask], 0)
                 } else {
                     (Op::Cp(CpOp::BulkTensor), m, vec![dst, tensor, mbar], 0)
                 }
             }
             "UTMACMDFLUSH" => (Op::Cp(CpOp::BulkCommit), m, vec![], 0),
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
+            // Turing's clearing of a convergence barrier register before its BSSY.
+            "BMOV" if has("CLEAR") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
             "BRA" if has("DIV") => (Op::Nop, m, vec![], 0),
             "MEMBAR" => (Op::Membar, m, vec![], 0),
             "FENCE" => (Op::Fence, m, vec![], 0),
+            // The cluster barrier, in its two halves (`barrier.cluster.arrive` / `.wait`).
+            "UCGABAR_ARV" => (Op::BarrierCluster(warpsim_isa::inst::ClusterBarOp::Arrive), m, vec![], 0),
+            "UCGABAR_WAIT" => (Op::BarrierCluster(warpsim_isa::inst::ClusterBarOp::Wait), m, vec![], 0),
             "EXIT" => (Op::Exit, m, vec![], 0),
             "BRA" | "CALL" => {
                 if inst.opcode == "CALL" && !has("REL") {
@@ -706,11 +786,15 @@ impl<'a> Lowerer<'a> {
                 need(2)?;
                 let width = mem_width(inst)?;
                 let Value::Const { bank, addr } = &o[1].value else { return Err("LDC without a constant operand".into()) };
-                if *bank != Bank::Index(0) {
-                    return Err(format!("constant bank {bank} (only bank 0 is lowered)"));
-                }
                 let regs = addr.reg.iter().chain(&addr.ureg).filter(|r| !r.reg.is_zero()).count();
-                if regs == 0 && addr.offset == 0x198 && width.1 == 2 {
+                if *bank == Bank::Index(2) && regs == 0 && width.1 <= 2 && width.0 == Ty::B32 {
+                    // ptxas's literals: known when the listing is read.
+                    let (ty, d) = if width.1 == 2 { (Ty::B64, self.dst64(&o[0])?) } else { (Ty::B32, self.dst(&o[0])?) };
+                    m.types = vec![ty];
+                    (Op::Mov, m, vec![d, Opnd::Imm(self.bank2(addr.offset, 4 * width.1 as u32)?)], 1)
+                } else if *bank != Bank::Index(0) {
+                    return Err(format!("constant bank {bank} (only bank 0 and literal reads of bank 2 are lowered)"));
+                } else if regs == 0 && addr.offset == 0x198 && width.1 == 2 {
                     // The parameter block's generic address (TMA instructions are handed the
                     // tensor map's address in it): `cvta.param` of the bank base.
                     m.types = vec![Ty::U64];
@@ -1204,6 +1288,25 @@ impl<'a> Lowerer<'a> {
                 let s = srcs!(&mut m, true, [1]);
                 (op, m, [vec![d], s].concat(), 1)
             }
+            // Turing's half conversions: `F2F.F16.F32` (`cvt.rn.f16.f32`, low half, high half
+            // zero) and `F2F.F32.F16` (`cvt.f32.f16` of the low half).
+            "F2F" if inst.modifiers.iter().all(|x| matches!(x.as_str(), "F16" | "F32" | "FTZ")) && has("F16") && has("F32") => {
+                need(2)?;
+                let to_half = inst.modifiers.iter().position(|x| x == "F16") < inst.modifiers.iter().position(|x| x == "F32");
+                if has("FTZ") {
+                    m.flags |= flag::FTZ;
+                }
+                m.types = if to_half { vec![Ty::F16, Ty::F32] } else { vec![Ty::F32, Ty::F16] };
+                if to_half {
+                    m.rnd = Some(Rnd::Rn);
+                }
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, true, [1]);
+                if m.neg | m.not | m.abs != 0 || o[1].modifiers.iter().any(|x| x != "reuse") {
+                    return Err("F2F with a modified or half-selected operand".into());
+                }
+                (Op::Cvt, m, [vec![d], s].concat(), 1)
+            }
             "F2I" | "I2F" | "I2FP" | "F2F" | "FRND" => {
                 need(2)?;
                 let mut int = None;
@@ -1281,9 +1384,9 @@ impl<'a> Lowerer<'a> {
                 let (a, b, c) = (self.src64(&o[1])?, self.src64(&o[2])?, self.src64(&o[3])?);
                 (Op::Fma, m, vec![d, a, b, c], 1)
             }
-            // `F2FP.F16.F32.PACK_AB d, RZ, b`: b rounded to half in the low half, +0 (RZ
-            // converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.
-            "F2FP" if inst.modifiers.iter().map(String::as_str).eq(["F16", "F32", "PACK_AB"]) => {
+            // `F2FP.F16.F32.PACK_AB d, RZ, b` (sm_80–89: `F2FP.PACK_AB`): b rounded to half in
+            // the low half, +0 (RZ converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.
+            "F2FP" if inst.modifiers.iter().map(String::as_str).eq(["F16", "F32", "PACK_AB"]) || inst.modifiers.iter().map(String::as_str).eq(["PACK_AB"]) => {
                 need(3)?;
                 if !matches!(o[1].value, Value::Reg(r) if r.is_zero()) || o[1].neg || o[1].abs {
                     return Err("F2FP.PACK_AB of two values (only the high half RZ is lowered)".into());
@@ -1300,14 +1403,20 @@ impl<'a> Lowerer<'a> {
             // `HADD2.F32 d, -RZ, Rb.H0_H0`: -0 + the low half widened, i.e. `cvt.f32.f16`.
             "HADD2" if inst.modifiers.iter().map(String::as_str).eq(["F32"]) => {
                 need(3)?;
-                let neg_zero = matches!(o[1].value, Value::Reg(r) if r.is_zero()) && o[1].neg && !o[1].abs;
-                let low_half = o[2].modifiers.iter().filter(|x| *x != "reuse").map(String::as_str).eq(["H0_H0"]);
-                if !neg_zero || !low_half || o[2].neg || o[2].abs || !matches!(o[2].value, Value::Reg(_)) {
-                    return Err("HADD2.F32 other than the widening of a low half (-RZ, Rb.H0_H0)".into());
+                fn sel(x: &Operand) -> Vec<&str> {
+                    x.modifiers.iter().map(String::as_str).filter(|m| *m != "reuse").collect()
                 }
+                let neg_zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero()) && x.neg && !x.abs && matches!(sel(x)[..], [] | ["H0_H0"]);
+                let low_half = |x: &Operand| matches!(x.value, Value::Reg(_)) && !x.neg && !x.abs && sel(x) == ["H0_H0"];
+                // The operands in either order (sm_90 `-RZ, Rb.H0_H0`; sm_75 `Rb.H0_H0, -RZ.H0_H0`).
+                let b = match (neg_zero(&o[1]) && low_half(&o[2]), low_half(&o[1]) && neg_zero(&o[2])) {
+                    (true, _) => &o[2],
+                    (_, true) => &o[1],
+                    _ => return Err("HADD2.F32 other than the widening of a low half (-RZ, Rb.H0_H0)".into()),
+                };
                 m.types = vec![Ty::F32, Ty::F16];
                 let d = self.dst(&o[0])?;
-                let Value::Reg(r) = o[2].value else { return Err("HADD2.F32 source".into()) };
+                let Value::Reg(r) = b.value else { return Err("HADD2.F32 source".into()) };
                 let s = self.gpr(r).map_or(Opnd::Imm(0), Opnd::Reg);
                 (Op::Cvt, m, vec![d, s], 1)
             }
@@ -1560,7 +1669,7 @@ fn mem_width(inst: &Instruction) -> R<(Ty, usize)> {
             "S16" => (Ty::S16, 1),
             "64" => (Ty::B32, 2),
             "128" => (Ty::B32, 4),
-            "E" | "CONSTANT" | "STRONG" | "GPU" | "SM" | "SYS" | "LU" | "EF" | "EL" | "LTC128B" | "BYPASS" | "WEAK" | "PRIVATE" | "ZFILL" => w,
+            "E" | "U" | "CONSTANT" | "STRONG" | "GPU" | "SM" | "CTA" | "SYS" | "LU" | "EF" | "EL" | "LTC128B" | "BYPASS" | "WEAK" | "PRIVATE" | "ZFILL" => w,
             other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
         };
     }

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{AddrReg, Address, Bank, Control, Desc, Guard, Instruction, Kernel, Module, Operand, Pred, Reg, SourceLine, Value};
+use crate::{AddrReg, Address, Bank, Bank2, Control, Desc, Guard, Instruction, Kernel, Module, Operand, Pred, Reg, SourceLine, Value};
 
 /// Text the parser does not understand, where it is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +34,12 @@ pub fn parse(listing: &str) -> Result<Module, SassError> {
         p.line(n + 1, raw)?;
     }
     p.finish_kernel();
+    p.finish_data();
+    for k in &mut p.kernels {
+        if let Some(b) = p.bank2.remove(&k.name) {
+            k.bank2 = b;
+        }
+    }
     Ok(Module { arch: p.arch, kernels: p.kernels })
 }
 
@@ -48,6 +54,11 @@ struct Parser {
     ptx_line: Option<u32>,
     /// The last instruction has its low encoding word and waits for the high one.
     awaiting_high: Option<u64>,
+    /// Inside a data section (its `/*off*/ .byte …` lines are not instructions).
+    in_data: bool,
+    /// The `.nv.constant2.<kernel>` section being read.
+    data: Option<(String, Bank2)>,
+    bank2: BTreeMap<String, Bank2>,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>, text: &str) -> SassError {
@@ -87,6 +98,9 @@ impl Parser {
             return Ok(());
         }
         if l.starts_with("/*") {
+            if self.current.is_none() && self.in_data {
+                return self.data_line(n, raw, l);
+            }
             if self.current.is_none() {
                 return Err(err(n, col(raw, l), "an instruction outside any code section", l));
             }
@@ -149,6 +163,11 @@ impl Parser {
             ".section" => {
                 let name = rest.split(',').next().unwrap_or("").trim();
                 self.finish_kernel();
+                self.finish_data();
+                self.in_data = !name.starts_with(".text.");
+                if let Some(k) = name.strip_prefix(".nv.constant2.") {
+                    self.data = Some((k.to_string(), Bank2::default()));
+                }
                 if let Some(k) = name.strip_prefix(".text.") {
                     if k.is_empty() {
                         return Err(err(n, col(raw, rest), "a code section without a name", rest));
@@ -173,14 +192,51 @@ impl Parser {
                 }
                 Ok(())
             }
+            ".zero" if self.current.is_none() && self.data.is_some() => self.data_line(n, raw, &format!("/**/ {l}")),
             w if IGNORED_DIRECTIVES.contains(&w) || self.current.is_none() => Ok(()),
             _ => Err(err(n, col(raw, l), "unknown directive in a code section", word)),
         }
     }
 
+    /// A data line `/*0010*/ .byte 0x08, 0x00` (or `.short`/`.word`/`.dword`, a literal or a
+    /// symbol the loader patches in): kept for constant bank 2, skipped elsewhere.
+    fn data_line(&mut self, n: usize, raw: &str, l: &str) -> Result<(), SassError> {
+        let Some((_, bank)) = self.data.as_mut() else { return Ok(()) };
+        let body = l.split_once("*/").map_or("", |(_, r)| r.trim());
+        let (word, rest) = body.split_once(|c: char| c.is_whitespace()).map_or((body, ""), |(w, r)| (w, r.trim()));
+        let size = match word {
+            ".byte" => 1,
+            ".short" => 2,
+            ".word" => 4,
+            ".dword" => 8,
+            ".zero" => {
+                let count = rest.parse::<usize>().map_err(|_| err(n, col(raw, rest), "expected a byte count", rest))?;
+                bank.bytes.resize(bank.bytes.len() + count, 0);
+                return Ok(());
+            }
+            _ => return Err(err(n, col(raw, body), "unknown data directive in constant bank 2", word)),
+        };
+        for item in rest.split(',').map(str::trim) {
+            match item.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()) {
+                Some(v) => bank.bytes.extend_from_slice(&v.to_le_bytes()[..size]),
+                None => {
+                    bank.relocated.push((bank.bytes.len() as u32, size as u32));
+                    bank.bytes.resize(bank.bytes.len() + size, 0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_data(&mut self) {
+        if let Some((name, bank)) = self.data.take() {
+            self.bank2.insert(name, bank);
+        }
+    }
+
     fn start_kernel(&mut self, name: String, entry: bool) {
         self.finish_kernel();
-        self.current = Some(Kernel { name, entry, registers: None, labels: BTreeMap::new(), instructions: Vec::new() });
+        self.current = Some(Kernel { name, entry, registers: None, labels: BTreeMap::new(), instructions: Vec::new(), bank2: Bank2::default() });
     }
 
     fn finish_kernel(&mut self) {

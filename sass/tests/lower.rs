@@ -12,16 +12,22 @@ const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entr
 /// A listing of kernel `k`: the prologue (R0 = tid, R2:R3 = &out[tid]), `body` (which leaves its
 /// result in R5), the store and the exit.
 fn listing(body: &str) -> String {
-    let mut lines = vec![
-        "LDC R1, c[0x0][0x28]",
-        "S2R R0, SR_TID.X",
-        "LDC.64 R2, c[0x0][0x210]",
-        "ULDC.64 UR4, c[0x0][0x208]",
-        "IMAD.WIDE.U32 R2, R0, 0x4, R2",
-    ];
+    listing_for("sm_90", body)
+}
+
+/// [`listing`] for `target`: before sm_90 the parameters start at c[0x0][0x160] and the
+/// prologue forms &out[tid] from it directly (a 64-bit constant addend); `data` is appended
+/// (another section, such as constant bank 2).
+fn listing_for(target: &str, body: &str) -> String {
+    let hopper = target.starts_with("sm_9");
+    let mut lines = if hopper {
+        vec!["LDC R1, c[0x0][0x28]", "S2R R0, SR_TID.X", "LDC.64 R2, c[0x0][0x210]", "ULDC.64 UR4, c[0x0][0x208]", "IMAD.WIDE.U32 R2, R0, 0x4, R2"]
+    } else {
+        vec!["MOV R1, c[0x0][0x28]", "S2R R0, SR_TID.X", "MOV R3, 0x4", "IMAD.WIDE.U32 R2, R0, R3, c[0x0][0x160]"]
+    };
     lines.extend(body.lines().map(str::trim).filter(|l| !l.is_empty()));
-    lines.extend(["STG.E desc[UR4][R2.64], R5", "EXIT", ".L_x_end:", "BRA `(.L_x_end)"]);
-    let mut text = String::from("\t.target\tsm_90\n\t.section\t.text.k,\"ax\",@progbits\n\t.other\tk,@\"STO_CUDA_ENTRY STV_DEFAULT\"\nk:\n.text.k:\n");
+    lines.extend([if hopper { "STG.E desc[UR4][R2.64], R5" } else { "STG.E.SYS [R2.64], R5" }, "EXIT", ".L_x_end:", "BRA `(.L_x_end)"]);
+    let mut text = format!("\t.target\t{target}\n\t.section\t.text.k,\"ax\",@progbits\n\t.other\tk,@\"STO_CUDA_ENTRY STV_DEFAULT\"\nk:\n.text.k:\n");
     let mut pc = 0;
     for l in lines {
         if l.ends_with(':') {
@@ -36,22 +42,38 @@ fn listing(body: &str) -> String {
 }
 
 fn lower(body: &str) -> Result<warpsim_isa::Program, Box<warpsim_sass::lower::LowerError>> {
+    lower_text(&listing(body))
+}
+
+fn lower_text(text: &str) -> Result<warpsim_isa::Program, Box<warpsim_sass::lower::LowerError>> {
     let ptx = warpsim_isa::load(PTX, "k.ptx").unwrap().remove(0);
-    warpsim_sass::lower::lower_listing(&listing(body), "k", &ptx)
+    warpsim_sass::lower::lower_listing(text, "k", &ptx)
 }
 
 /// Runs the kernel on one warp; the 32 words it stores, and the executed count per instruction.
 fn run(body: &str) -> (Vec<u32>, Vec<u64>) {
-    let prog = lower(body).unwrap_or_else(|e| panic!("{e}"));
+    run_text(&listing(body), 0x210)
+}
+
+/// Runs a listing on one warp with the parameters at `base`.
+fn run_text(text: &str, base: usize) -> (Vec<u32>, Vec<u64>) {
+    let prog = lower_text(text).unwrap_or_else(|e| panic!("{e}"));
     let mut g = Gpu::new(1);
     let out = g.upload("out", 128, &[]);
     let mut params = vec![0u8; prog.param_bytes as usize];
-    params[0x210..0x218].copy_from_slice(&out.to_le_bytes());
-    params[0x218..0x21c].copy_from_slice(&7u32.to_le_bytes());
+    params[base..base + 8].copy_from_slice(&out.to_le_bytes());
+    params[base + 8..base + 12].copy_from_slice(&7u32.to_le_bytes());
     let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
     let st = g.run_functional(Arc::new(prog), dims, params).unwrap_or_else(|f| panic!("{f}"));
     let words = g.download(out, 128).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     (words, st.executed)
+}
+
+/// [`expect`] on a pre-Hopper target's listing, with `data` appended to it.
+fn expect_on(target: &str, body: &str, data: &str, f: impl Fn(u32) -> u32) {
+    let (got, _) = run_text(&(listing_for(target, body) + data), 0x160);
+    let want: Vec<u32> = (0..32).map(f).collect();
+    assert_eq!(got, want, "{target}: {body}");
 }
 
 fn expect(body: &str, f: impl Fn(u32) -> u32) {
@@ -284,4 +306,95 @@ fn warpgroup_mma_takes_the_ptx_form_on_the_uniform_descriptors() {
     assert_eq!(p.insts[3].ops[3], Opnd::Reg(reg("UP0")));
     // `gsb0` closes the group (the timing model's commit); the others leave it open.
     assert_eq!([1, 2, 3].map(|i| p.insts[i].m.has(flag::COMMIT)), [true, false, false]);
+}
+
+/// Turing to Ada: parameters from c[0x0][0x160] (the prologue's 64-bit constant addend), scaled
+/// shared indices, a 64-bit address plus a uniform 64-bit base, a uniform-pair address, and no
+/// reserved shared window.
+#[test]
+fn pre_hopper_addressing() {
+    for target in ["sm_75", "sm_80", "sm_89"] {
+        expect_on(target, "STS [R0.X4], R0\nBAR.SYNC 0x0\nLOP3.LUT R4, R0, 0x1, RZ, 0x3c, !PT\nLDS R5, [R4.X4]", "", |t| t ^ 1);
+        expect_on(target, "IMAD.SHL.U32 R4, R0, 0x2, RZ\nSTS.64 [R0.X8], R4\nLDS R5, [R0.X8+0x4]", "", |_| 0);
+        let store_load = "ULDC.64 UR4, c[0x0][0x160]\nMOV R7, RZ\nIMAD.SHL.U32 R6, R0, 0x4, RZ\nIMAD R8, R0, 0x3, RZ\nSTG.E.SYS [R6.64+UR4], R8\nLDG.E.SYS R5, [R6.64+UR4]";
+        expect_on(target, store_load, "", |t| 3 * t);
+        expect_on(target, &format!("{store_load}\nLDG.E.SYS R5, [UR4+0x8]"), "", |_| 6);
+        expect_on(target, "LDC R5, c[0x0][0x168]\nBMOV.32.CLEAR RZ, B0\nIADD3 R5, R5, R0, RZ", "", |t| t + 7);
+    }
+    // The same scaled form is an error where it would need an unlowered combination.
+    let e = lower_text(&listing_for("sm_80", "LDS R5, [R0.X4+UR4]")).unwrap_err();
+    assert!(e.reason.contains("scaled"), "{e}");
+}
+
+/// Constant bank 2 (`.nv.constant2.k`, nvdisasm without `-c`): ptxas's literals, read where the
+/// code names them; an entry the loader relocates is refused.
+#[test]
+fn constant_bank_two_literals() {
+    let bank = "\t.section\t.nv.constant2.k,\"a\",@progbits\n.nv.constant2.k:\n        /*0000*/ \t.byte\t0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00\n        /*0008*/ \t.word\t0x00000010\n        /*000c*/ \t.dword\tk\n";
+    expect_on("sm_80", "MOV R4, 0x5\nIMAD.WIDE.U32 R6, R0, R4, c[0x2][0x0]\nMOV R5, R6", bank, |t| 5 * t + 8);
+    expect_on("sm_80", "ULDC UR6, c[0x2][0x8]\nIADD3 R5, R0, UR6, RZ", bank, |t| t + 16);
+    expect_on("sm_80", "ULDC.64 UR6, c[0x2][0x0]\nIADD3 R5, R0, UR6, RZ", bank, |t| t + 8);
+    let m = warpsim_sass::parse(&(listing_for("sm_80", "") + bank)).unwrap();
+    assert_eq!(m.kernels[0].bank2.bytes.len(), 20);
+    let e = lower_text(&(listing_for("sm_80", "ULDC UR6, c[0x2][0xc]\nMOV R5, UR6") + bank)).unwrap_err();
+    assert!(e.reason.contains("relocation"), "{e}");
+    let e = lower_text(&(listing_for("sm_80", "ULDC UR6, c[0x2][0x40]\nMOV R5, UR6") + bank)).unwrap_err();
+    assert!(e.reason.contains("past the 20 bytes"), "{e}");
+}
+
+/// Turing and Ampere's half conversions: `F2F.F16.F32` / `F2FP.PACK_AB` and the widening
+/// `HADD2.F32` with its operands in Turing's order.
+#[test]
+fn pre_hopper_half_conversions() {
+    let half = |t: u32| if t == 0 { 0 } else { let e = 31 - t.leading_zeros(); ((e + 15) << 10) | ((t << (10 - e)) & 0x3ff) };
+    expect_on("sm_75", "I2F.U32 R4, R0\nF2F.F16.F32 R5, R4", "", half);
+    expect_on("sm_80", "I2F.U32 R4, R0\nF2FP.PACK_AB R5, RZ, R4", "", half);
+    expect_on("sm_75", "I2F.U32 R4, R0\nF2F.F16.F32 R4, R4\nHADD2.F32 R5, R4.H0_H0, -RZ.H0_H0", "", |t| (t as f32).to_bits());
+}
+
+/// sm_90 clusters in machine code: `SR_CgaCtaId` is the CTA's rank and shared addresses carry it
+/// (`rank << 24 | 0x400 + offset`); `PRMT … 0x654` retargets one at another CTA, reached by a
+/// generic load with `SR_SWINHI` above it; `UCGABAR_ARV`/`_WAIT` are the cluster barrier;
+/// c[0x0][0x188] is the cluster's CTA count and c[0x0][0x150] the reciprocal of its width
+/// (`%clusterid.x` = trunc(ctaid.x × it)). Four CTAs in clusters of two, each lane reading its
+/// partner CTA's word: 100 × partner rank + tid + 1000 × cluster size + 10000 × cluster id.
+#[test]
+fn cluster_shared_memory_through_machine_addresses() {
+    let body = "S2R R6, SR_CgaCtaId
+        S2R R20, SR_CTAID.X
+        MOV R8, 0x400
+        LEA R9, R6, R8, 0x18
+        IMAD R10, R0, 0x4, R9
+        IMAD R11, R6, 0x64, R0
+        STS [R10], R11
+        UCGABAR_ARV
+        UCGABAR_WAIT
+        LOP3.LUT R12, R6, 0x1, RZ, 0x3c, !PT
+        PRMT R14, R12, 0x654, R10
+        S2R R15, SR_SWINHI
+        LD.E R5, [R14.64]
+        ULDC UR7, c[0x0][0x188]
+        IMAD.U32 R22, RZ, RZ, UR7
+        IMAD R5, R22, 0x3e8, R5
+        I2FP.F32.U32 R18, R20
+        FMUL R18, R18, c[0x0][0x150]
+        F2I.U32.TRUNC.NTZ R19, R18
+        IMAD R5, R19, 0x2710, R5
+        IMAD R21, R20, 0x20, R0
+        IMAD.WIDE.U32 R2, R21, 0x4, R2
+        UCGABAR_ARV
+        UCGABAR_WAIT";
+    let mut text = listing(body);
+    // The prologue's &out[tid] becomes &out[ctaid * 32 + tid] (the base from the parameters).
+    text = text.replace("IMAD.WIDE.U32 R2, R0, 0x4, R2 ;", "MOV R2, R2 ;");
+    let prog = lower_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    let mut g = Gpu::new(4);
+    let out = g.upload("out", 4 * 128, &[]);
+    let mut params = vec![0u8; prog.param_bytes as usize];
+    params[0x210..0x218].copy_from_slice(&out.to_le_bytes());
+    let dims = LaunchDims { grid: [4, 1, 1], block: [32, 1, 1], cluster: [2, 1, 1], dynamic_smem: 0 };
+    g.run_functional(Arc::new(prog), dims, params).unwrap_or_else(|f| panic!("{f}"));
+    let got: Vec<u32> = g.download(out, 4 * 128).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let want: Vec<u32> = (0..128u32).map(|i| (i / 32 % 2 ^ 1) * 100 + i % 32 + 2 * 1000 + i / 64 * 10000).collect();
+    assert_eq!(got, want);
 }

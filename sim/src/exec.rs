@@ -272,6 +272,13 @@ impl Ctx<'_, '_> {
             SReg::ClusterCtarank => cta.rank as u64,
             SReg::ClusterNctarank => d.cluster_size() as u64,
             SReg::IsExplicitCluster => (d.cluster_size() > 1) as u64,
+            SReg::SharedWindowHi => memory::SHARED_WINDOW >> 32,
+            SReg::ClusterNctaidRcp(c) => {
+                let n = cl[c as usize].max(1) as f64;
+                let r = (1.0 / n) as f32;
+                // Rounded up, so that truncating `ctaid * r` gives `ctaid / n` exactly.
+                (if (r as f64) < 1.0 / n { f32::from_bits(r.to_bits() + 1) } else { r }).to_bits() as u64
+            }
             SReg::DynamicSmemSize => d.dynamic_smem as u64,
             SReg::TotalSmemSize | SReg::AggrSmemSize => k.smem_bytes as u64,
             SReg::Envreg(_) | SReg::Pm(_) | SReg::ReservedSmem(_) => 0,
@@ -285,10 +292,10 @@ impl Ctx<'_, '_> {
             Opnd::NotReg(r) => (w.reg(*r, lane) == 0) as u64,
             Opnd::Imm(v) => *v,
             Opnd::Pair(lo, hi) => (w.reg(*hi, lane) << 32) | (w.reg(*lo, lane) & 0xFFFF_FFFF),
-            Opnd::Param(off) => {
-                let p = &self.env.k.params;
+            Opnd::Param(off) | Opnd::Param64(off) => {
+                let n = if matches!(o, Opnd::Param64(_)) { 8 } else { 4 };
                 let o = *off as usize;
-                p.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
+                self.env.k.params.get(o..o + n).map_or(0, |b| b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
             }
             Opnd::Special(s) => self.special(w, *s, lane),
             Opnd::SymAddr(s, off) => self.sym_addr(w, *s).wrapping_add(*off as u64),
@@ -343,10 +350,6 @@ impl Ctx<'_, '_> {
         match o {
             Opnd::Addr { base, offset } => {
                 let (b, sp) = match base {
-                    Base::None => (0, space),
-                    Base::Reg(r) => (w.reg(*r, lane), space),
-                    Base::Pair(lo, hi) => ((w.reg(*hi, lane) << 32) | (w.reg(*lo, lane) & 0xFFFF_FFFF), space),
-                    Base::Sum(a, b) => (w.reg(*a, lane).wrapping_add(w.reg(*b, lane)) & 0xFFFF_FFFF, space),
                     Base::Sym(s) => {
                         let sym = &self.env.k.prog.symbols[*s as usize];
                         let sp = match sym.kind {
@@ -357,6 +360,7 @@ impl Ctx<'_, '_> {
                         };
                         (self.sym_addr(w, *s), sp)
                     }
+                    b => (b.value(|r| w.reg(r, lane)).unwrap_or(0), space),
                 };
                 (b.wrapping_add(*offset as u64), sp)
             }
@@ -454,6 +458,9 @@ impl Ctx<'_, '_> {
     /// The cluster CTA (index into `env.ctas`) and offset a shared-space address names.
     pub(crate) fn shared_target(&self, space: Space, addr: u64) -> Result<(usize, u64), String> {
         let me = self.env.me;
+        if self.env.k.prog.is_machine_code() {
+            return self.machine_shared_target(space, addr);
+        }
         if space == Space::SharedCluster && addr >> CLUSTER_RANK_SHIFT != 0 {
             let rank = (addr >> CLUSTER_RANK_SHIFT) - 1;
             match self.env.ctas.iter().position(|c| c.rank as u64 == rank) {
@@ -462,6 +469,35 @@ impl Ctx<'_, '_> {
             }
         } else {
             Ok((me, addr))
+        }
+    }
+
+    /// The `shared::cluster` address of offset `off` in cluster CTA `cta`: the inverse of
+    /// [`Self::shared_target`], in the program's form.
+    pub(crate) fn cluster_address(&self, cta: usize, off: u64) -> u64 {
+        let rank = self.env.ctas[cta].rank as u64;
+        if self.env.k.prog.is_machine_code() {
+            rank << CLUSTER_RANK_SHIFT | (off + warpsim_isa::machine::SHARED_RESERVED)
+        } else {
+            (rank + 1) << CLUSTER_RANK_SHIFT | off
+        }
+    }
+
+    /// [`Self::shared_target`] for machine code, which addresses shared memory as sm_90 does:
+    /// `rank << 24 | (0x400 + offset)`, the CTA's rank in its cluster above the reserved 1 KiB
+    /// window (`SR_CgaCtaId` is the rank; the lowering already took the window off a CTA-space
+    /// access). A CTA-space access (`LDS`, `STS`) reaches the executing CTA whatever the rank
+    /// bits; a generic one (`LD` with `SR_SWINHI` above) reaches the CTA the rank names.
+    fn machine_shared_target(&self, space: Space, addr: u64) -> Result<(usize, u64), String> {
+        let low = addr & ((1 << CLUSTER_RANK_SHIFT) - 1);
+        if space != Space::SharedCluster {
+            return Ok((self.env.me, low));
+        }
+        let rank = (addr >> CLUSTER_RANK_SHIFT) & 0xFF;
+        let off = low.checked_sub(warpsim_isa::machine::SHARED_RESERVED).ok_or_else(|| format!("offset {low:#x} is in the reserved window below {:#x}", warpsim_isa::machine::SHARED_RESERVED))?;
+        match self.env.ctas.iter().position(|c| c.rank as u64 == rank) {
+            Some(i) => Ok((i, off)),
+            None => Err(format!("no CTA of rank {rank} in this cluster")),
         }
     }
 

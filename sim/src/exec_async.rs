@@ -15,7 +15,7 @@ use warpsim_isa::types::Ty;
 use crate::exec::{lanes, AsyncEvent, AsyncGroup, Ctx, Step};
 use crate::fault::{Fault, FaultKind};
 use crate::mbarrier::{pending_count, Mbar};
-use crate::memory::{self, CLUSTER_RANK_SHIFT};
+use crate::memory;
 use crate::tma::TensorMap;
 use crate::warp::Warp;
 
@@ -171,11 +171,6 @@ fn targets(c: &Ctx<'_, '_>, inst: &Inst, dst_cta: usize, mask: Option<u64>) -> V
     }
 }
 
-/// The shared::cluster address of offset `off` in cluster CTA `cta`.
-fn cluster_addr(c: &Ctx<'_, '_>, cta: usize, off: u64) -> u64 {
-    ((c.env.ctas[cta].rank as u64 + 1) << CLUSTER_RANK_SHIFT) | off
-}
-
 fn read_tensor_map(c: &mut Ctx<'_, '_>, w: &mut Warp, o: &Opnd, lane: usize) -> Result<(TensorMap, Vec<i64>), Fault> {
     let Opnd::Tensor { base, coords } = o else {
         return Err(c.fault(w, lane, FaultKind::Unsupported("tensor copy without a `[tensorMap, {coords}]` operand".into())));
@@ -295,7 +290,7 @@ fn bulk(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: CpOp, exec: u32) -> 
         let mask = m.has(flag::MULTICAST).then(|| inst.ops.get(4).map_or(0, |o| c.read(w, o, l)));
         let dests = targets(c, inst, dst_cta, mask);
         for &t in &dests {
-            let a = cluster_addr(c, t, dst_off);
+            let a = c.cluster_address(t, dst_off);
             c.access(w, Space::SharedCluster, a, &mut data, true, l)?;
             let mbar_target = if dests.len() > 1 { t } else { mbar_cta };
             c.env.asyncs.push(AsyncEvent::CompleteTx { cta: mbar_target, mbar: mbar_off, bytes: size as u32 });
@@ -355,7 +350,8 @@ fn tensor(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: CpOp, exec: u32) -
             let (map, coords) = read_tensor_map(c, w, &inst.ops[1], l)?;
             let (dst_cta, dst_off) = shared_operand(c, w, &inst.ops[0], Space::SharedCluster, l)?;
             let (mbar_cta, mbar_off) = shared_operand(c, w, &inst.ops[2], Space::SharedCluster, l)?;
-            let mask = m.has(flag::MULTICAST).then(|| inst.ops.get(3).map_or(0, |o| c.read(w, o, l)));
+            // SASS's mask register holds the mask in its high half (`flag::MACHINE_FORM`).
+            let mask = m.has(flag::MULTICAST).then(|| inst.ops.get(3).map_or(0, |o| c.read(w, o, l)) >> if m.has(flag::MACHINE_FORM) { 16 } else { 0 });
             let n = map.elem_bytes as usize;
             let fill = fill_value(&map, n);
             let mut elems = Vec::new();
@@ -374,7 +370,7 @@ fn tensor(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: CpOp, exec: u32) -
             }
             let dests = targets(c, inst, dst_cta, mask);
             for &t in &dests {
-                let base = cluster_addr(c, t, dst_off);
+                let base = c.cluster_address(t, dst_off);
                 for chunk in 0..tile.len() / 16 {
                     let off = (chunk * 16) as u64;
                     let phys = map.swizzle.apply(dst_off + off) - dst_off;

@@ -401,10 +401,6 @@ fn poll(k: &Kernel, w: &Warp, cta: &CtaShared, mem: &DeviceMemory, pc: u32) -> O
     })?;
     let mut space = i.m.spaces.first().copied().unwrap_or(Space::Generic);
     let b = match base {
-        Base::None => 0,
-        Base::Reg(r) => w.reg(r, lane),
-        Base::Pair(lo, hi) => (w.reg(hi, lane) << 32) | (w.reg(lo, lane) & 0xFFFF_FFFF),
-        Base::Sum(a, b) => w.reg(a, lane).wrapping_add(w.reg(b, lane)) & 0xFFFF_FFFF,
         Base::Sym(s) => {
             let sym = &k.prog.symbols[s as usize];
             match sym.kind {
@@ -416,6 +412,7 @@ fn poll(k: &Kernel, w: &Warp, cta: &CtaShared, mem: &DeviceMemory, pc: u32) -> O
                 _ => k.sym_addr[s as usize],
             }
         }
+        b => b.value(|r| w.reg(r, lane)).unwrap_or(0),
     };
     let mut addr = b.wrapping_add(offset as u64);
     if space == Space::Generic {

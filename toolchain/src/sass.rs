@@ -1,7 +1,7 @@
 //! The SASS ptxas makes of a PTX text, as nvdisasm lists it: PTX → cubin → listing.
 //!
-//! `ptxas -arch=<target> -lineinfo -o kernel.cubin` then `nvdisasm -c -hex -gi -gp kernel.cubin`:
-//! code sections only, the 128-bit encodings (whose control bits `warpsim-sass` decodes), CUDA
+//! `ptxas -arch=<target> -lineinfo -o kernel.cubin` then `nvdisasm -hex -gi -gp kernel.cubin` (without
+//! `-c`: the data sections come too, for constant bank 2's literals): the code, the 128-bit encodings (whose control bits `warpsim-sass` decodes), CUDA
 //! source lines with their inlining chains, and PTX lines. `-lineinfo` is what makes ptxas keep
 //! both line tables (`.debug_line` for the CUDA file, `.nv_debug_line_sass` with the PTX text in
 //! `.nv_debug_ptx_txt`, whose line numbers are those of the PTX handed to ptxas — retargeting
@@ -103,7 +103,7 @@ fn run(ptxas: &Tool, nvdisasm: &Tool, ptx: &str, target: &str) -> Result<String,
             let log = String::from_utf8_lossy(&out.stderr).lines().map(str::trim).collect::<Vec<_>>().join("; ");
             return Err(SassError::Rejected { tool: ptxas.label(), target: target.to_string(), log: log.replace(&input.display().to_string(), "<ptx>") });
         }
-        let disasm = |path: &std::path::Path| Command::new(&nvdisasm.path).args(["-c", "-hex", "-gi", "-gp"]).arg(path).output().map_err(|e| err(nvdisasm, e.to_string()));
+        let disasm = |path: &std::path::Path| Command::new(&nvdisasm.path).args(["-hex", "-gi", "-gp"]).arg(path).output().map_err(|e| err(nvdisasm, e.to_string()));
         let out = disasm(&cubin)?;
         if out.status.success() {
             return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
@@ -140,7 +140,7 @@ fn relabel_sm75(mut elf: Vec<u8>) -> Option<Vec<u8>> {
 
 fn cache_key(ptxas: &Tool, nvdisasm: &Tool, ptx: &str, target: &str) -> String {
     let mut h = Sha256::new();
-    for part in [ptx, target, &ptxas.label(), &nvdisasm.label(), "sass-listing-1"] {
+    for part in [ptx, target, &ptxas.label(), &nvdisasm.label(), "sass-listing-2"] {
         h.update(part.as_bytes());
         h.update([0u8]);
     }

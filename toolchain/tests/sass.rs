@@ -97,3 +97,51 @@ fn every_target_parses_checks_and_measures() {
     }
     assert!(measured >= 5, "{measured} targets measured");
 }
+
+/// Every bundled workload ptxas compiles for a Volta-to-Hopper target lowers from that
+/// target's listing and passes its check on the simulator (functionally; outputs as in PTX
+/// mode). Code ptxas rejects for the target (TMA, wgmma, clusters before sm_90) is counted.
+#[test]
+fn every_target_runs_the_suite_in_sass_mode() {
+    let Some(tc) = toolchain("every_target_runs_the_suite_in_sass_mode") else { return };
+    let names = bundled_names();
+    let mut ran = 0;
+    for cc in [[7, 0], [7, 5], [8, 0], [8, 6], [8, 9], [9, 0]] {
+        let target = warpsim_toolchain::discover::sm_target(cc);
+        if tc.ptxas_for(&target).is_none() {
+            eprintln!("{target}: skipped, no ptxas serves it here");
+            continue;
+        }
+        let (mut passed, mut rejected, mut failed) = (0, 0, Vec::new());
+        for name in &names {
+            let w = Workload::bundled(name).unwrap();
+            let t = sass::target_for(cc, &w.ptx);
+            let listing = match sass::listing(&tc, &w.ptx, &t) {
+                Ok(l) => l,
+                Err(sass::SassError::Rejected { .. }) => {
+                    rejected += 1;
+                    continue;
+                }
+                Err(e) => panic!("{name} for {t}: {e}"),
+            };
+            let file = w.ptx_path.display().to_string();
+            let module = warpsim_isa::load(&w.ptx, &file).unwrap();
+            let progs: Result<Vec<_>, _> = w
+                .manifest
+                .launches
+                .iter()
+                .map(|l| warpsim_sass::lower::lower_listing(&listing.text, &l.entry, module.iter().find(|p| p.name == l.entry).unwrap()))
+                .collect();
+            match progs.map_err(|e| e.to_string()).and_then(|p| warpsim_sim::launch::run_functional_with(&w, 132, p).map_err(|e| e.to_string())) {
+                Ok(o) if o.check.passed() => passed += 1,
+                Ok(o) => failed.push(format!("{name}: {}", o.check)),
+                Err(e) => failed.push(format!("{name}: {e}")),
+            }
+        }
+        eprintln!("{target}: {passed} workloads pass in SASS mode, {rejected} are code ptxas rejects for {target}, {} fail", failed.len());
+        assert!(failed.is_empty(), "{target}:\n{}", failed.join("\n"));
+        assert!(passed > 150, "{target}: {passed} pass");
+        ran += 1;
+    }
+    assert!(ran >= 5, "{ran} targets run");
+}
