@@ -98,15 +98,24 @@ fn every_target_parses_checks_and_measures() {
     assert!(measured >= 5, "{measured} targets measured");
 }
 
-/// Every bundled workload ptxas compiles for a Volta-to-Hopper target lowers from that
-/// target's listing and passes its check on the simulator (functionally; outputs as in PTX
-/// mode). Code ptxas rejects for the target (TMA, wgmma, clusters before sm_90) is counted.
+/// Every kernel of the bundled suite that ptxas compiles for a Volta-to-Hopper target lowers
+/// from that target's listing and passes its workload's check on the simulator (functionally).
+/// One workload per distinct set of kernels (the others differ only in sizes and inputs), and
+/// sm_86 left out (its listings are sm_89's); code ptxas rejects for the target (TMA, wgmma,
+/// clusters, cp.async before their generation) is counted.
 #[test]
 fn every_target_runs_the_suite_in_sass_mode() {
     let Some(tc) = toolchain("every_target_runs_the_suite_in_sass_mode") else { return };
-    let names = bundled_names();
+    let mut kernels = BTreeSet::new();
+    let names: Vec<&str> = bundled_names()
+        .into_iter()
+        .filter(|n| {
+            let w = Workload::bundled(n).unwrap();
+            kernels.insert((w.ptx_path.clone(), w.manifest.launches.iter().map(|l| l.entry.clone()).collect::<Vec<_>>()))
+        })
+        .collect();
     let mut ran = 0;
-    for cc in [[7, 0], [7, 5], [8, 0], [8, 6], [8, 9], [9, 0]] {
+    for cc in [[7, 0], [7, 5], [8, 0], [8, 9], [9, 0]] {
         let target = warpsim_toolchain::discover::sm_target(cc);
         if tc.ptxas_for(&target).is_none() {
             eprintln!("{target}: skipped, no ptxas serves it here");
@@ -140,8 +149,8 @@ fn every_target_runs_the_suite_in_sass_mode() {
         }
         eprintln!("{target}: {passed} workloads pass in SASS mode, {rejected} are code ptxas rejects for {target}, {} fail", failed.len());
         assert!(failed.is_empty(), "{target}:\n{}", failed.join("\n"));
-        assert!(passed > 150, "{target}: {passed} pass");
+        assert!(passed > 100, "{target}: {passed} pass");
         ran += 1;
     }
-    assert!(ran >= 5, "{ran} targets run");
+    assert!(ran >= 4, "{ran} targets run");
 }
