@@ -27,6 +27,27 @@ fn suite_ptx() -> Vec<Workload> {
     bundled_names().into_iter().map(|n| Workload::bundled(n).unwrap()).filter(|w| seen.insert(w.ptx_path.clone())).collect()
 }
 
+/// The target of compute capability `cc`, when this machine has a ptxas for it (else a line and `None`).
+fn served(tc: &Toolchain, cc: [u32; 2]) -> Option<String> {
+    let target = warpsim_toolchain::discover::sm_target(cc);
+    if tc.ptxas_for(&target).is_none() {
+        eprintln!("{target}: skipped, no ptxas serves it here");
+        return None;
+    }
+    Some(target)
+}
+
+/// `w`'s listing for `cc`, or `None` where ptxas rejects its code for that target (Hopper-only
+/// code — TMA, wgmma, clusters — or cp.async before sm_80).
+fn listing_of(tc: &Toolchain, cc: [u32; 2], w: &Workload) -> Option<sass::Listing> {
+    let t = sass::target_for(cc, &w.ptx);
+    match sass::listing(tc, &w.ptx, &t) {
+        Ok(l) => Some(l),
+        Err(sass::SassError::Rejected { .. }) => None,
+        Err(e) => panic!("{} for {t}: {e}", w.ptx_path.display()),
+    }
+}
+
 fn params(ptx: &str) -> BTreeMap<String, Vec<(u32, u32)>> {
     warpsim_sass::abi::entry_params(&warpsim_isa::parse(ptx, "kernel.ptx").unwrap()).into_iter().collect()
 }
@@ -37,24 +58,15 @@ fn every_target_parses_checks_and_measures() {
     let suite = suite_ptx();
     let mut measured = 0;
     for cc in [[7, 0], [7, 5], [8, 0], [8, 6], [8, 9], [9, 0]] {
-        let target = warpsim_toolchain::discover::sm_target(cc);
-        if tc.ptxas_for(&target).is_none() {
-            eprintln!("{target}: skipped, no ptxas serves it here");
-            continue;
-        }
+        let Some(target) = served(&tc, cc) else { continue };
         let mut report = check::Report::default();
         let mut evidence = Vec::new();
         let (mut compiled, mut rejected) = (0, 0);
         for w in &suite {
             let t = sass::target_for(cc, &w.ptx);
-            let listing = match sass::listing(&tc, &w.ptx, &t) {
-                Ok(l) => l,
-                Err(sass::SassError::Rejected { .. }) => {
-                    // Hopper-only code (TMA, wgmma, clusters) for an older target.
-                    rejected += 1;
-                    continue;
-                }
-                Err(e) => panic!("{}: {e}", w.ptx_path.display()),
+            let Some(listing) = listing_of(&tc, cc, w) else {
+                rejected += 1;
+                continue;
             };
             compiled += 1;
             let m = warpsim_sass::parse(&listing.text).unwrap_or_else(|e| panic!("{} for {t}: {e}", w.ptx_path.display()));
@@ -116,22 +128,13 @@ fn every_target_runs_the_suite_in_sass_mode() {
         .collect();
     let mut ran = 0;
     for cc in [[7, 0], [7, 5], [8, 0], [8, 9], [9, 0]] {
-        let target = warpsim_toolchain::discover::sm_target(cc);
-        if tc.ptxas_for(&target).is_none() {
-            eprintln!("{target}: skipped, no ptxas serves it here");
-            continue;
-        }
+        let Some(target) = served(&tc, cc) else { continue };
         let (mut passed, mut rejected, mut failed) = (0, 0, Vec::new());
         for name in &names {
             let w = Workload::bundled(name).unwrap();
-            let t = sass::target_for(cc, &w.ptx);
-            let listing = match sass::listing(&tc, &w.ptx, &t) {
-                Ok(l) => l,
-                Err(sass::SassError::Rejected { .. }) => {
-                    rejected += 1;
-                    continue;
-                }
-                Err(e) => panic!("{name} for {t}: {e}"),
+            let Some(listing) = listing_of(&tc, cc, &w) else {
+                rejected += 1;
+                continue;
             };
             let file = w.ptx_path.display().to_string();
             let module = warpsim_isa::load(&w.ptx, &file).unwrap();
