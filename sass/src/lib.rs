@@ -83,11 +83,11 @@ pub struct Bank2 {
 impl Bank2 {
     /// The little-endian value of `size` bytes at `offset`, or why not.
     pub fn read(&self, offset: u32, size: u32) -> Result<u64, String> {
-        let end = offset as usize + size as usize;
-        if self.relocated.iter().any(|&(o, n)| o < offset + size && offset < o + n) {
+        let (start, end) = (offset as u64, offset as u64 + size as u64);
+        if self.relocated.iter().any(|&(o, n)| (o as u64) < end && start < o as u64 + n as u64) {
             return Err(format!("c[0x2][{offset:#x}] holds an address the loader patches in (a relocation)"));
         }
-        let b = self.bytes.get(offset as usize..end).ok_or_else(|| format!("c[0x2][{offset:#x}] is past the {} bytes of the kernel's bank 2", self.bytes.len()))?;
+        let b = self.bytes.get(start as usize..end as usize).ok_or_else(|| format!("c[0x2][{offset:#x}] is past the {} bytes of the kernel's bank 2", self.bytes.len()))?;
         Ok(b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
     }
 }

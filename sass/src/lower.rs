@@ -99,8 +99,7 @@ pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Bo
         reason: format!("the listing has no kernel `{kernel}` (it has {})", module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")),
     })?;
     let base = crate::abi::param_base(&arch).ok_or_else(|| err(k, None, "", format!("no parameter ABI for target `{arch}`")))?;
-    let mut lw = Lowerer::new(k, base, ptx);
-    lw.reserved = if arch.starts_with("sm_9") { SHARED_RESERVED } else { 0 };
+    let mut lw = Lowerer::new(k, base, if arch.starts_with("sm_9") { SHARED_RESERVED } else { 0 }, ptx);
     lw.frame = frame_size(k);
     for (i, inst) in k.instructions.iter().enumerate() {
         if inst.pc as usize != i * 16 {
@@ -197,9 +196,9 @@ struct Lowerer<'a> {
 type R<T> = Result<T, String>;
 
 impl<'a> Lowerer<'a> {
-    fn new(k: &'a Kernel, base: u32, ptx: &'a Program) -> Self {
+    fn new(k: &'a Kernel, base: u32, reserved: i64, ptx: &'a Program) -> Self {
         let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
-        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies, reserved: 0 }
+        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies, reserved }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -247,6 +246,13 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         Some(self.reg_of(if p.uniform { Key::Up(p.index) } else { Key::P(p.index) }))
+    }
+
+    /// The (low, high) dense registers of the 64-bit pair starting at `r` (not RZ).
+    fn gpr_pair(&mut self, r: Reg) -> R<(u32, u32)> {
+        let lo = self.gpr(r).ok_or("zero register")?;
+        let hi = self.gpr(Self::next(r)?).ok_or("zero register")?;
+        Ok((lo, hi))
     }
 
     fn next(r: Reg) -> R<Reg> {
@@ -339,9 +345,7 @@ impl<'a> Lowerer<'a> {
         match &o.value {
             Value::Reg(r) if r.is_zero() => Ok(Opnd::Imm(0)),
             Value::Reg(r) => {
-                let lo = self.gpr(*r).ok_or("zero register")?;
-                let hi = Self::next(*r)?;
-                let hi = self.gpr(hi).ok_or("zero register")?;
+                let (lo, hi) = self.gpr_pair(*r)?;
                 Ok(Opnd::Pair(lo, hi))
             }
             Value::Int(v) => Ok(Opnd::Imm(*v as u64 & 0xFFFF_FFFF)),
@@ -368,9 +372,7 @@ impl<'a> Lowerer<'a> {
         match &o.value {
             Value::Reg(r) if r.is_zero() => Ok(Opnd::Sink),
             Value::Reg(r) => {
-                let lo = self.gpr(*r).ok_or("zero register")?;
-                let hi = Self::next(*r)?;
-                let hi = self.gpr(hi).ok_or("zero register")?;
+                let (lo, hi) = self.gpr_pair(*r)?;
                 Ok(Opnd::Pair(lo, hi))
             }
             other => Err(format!("`{other}` as a 64-bit destination")),
@@ -455,8 +457,7 @@ impl<'a> Lowerer<'a> {
             (Some(r), None) | (None, Some(r)) => {
                 // Before sm_90 a uniform register in a 64-bit address is a pair too (`[UR4]`).
                 if r.wide() || (wide_default && (!r.reg.uniform || self.reserved == 0)) {
-                    let lo = self.gpr(r.reg).ok_or("zero register")?;
-                    let hi = self.gpr(Self::next(r.reg)?).ok_or("zero register")?;
+                    let (lo, hi) = self.gpr_pair(r.reg)?;
                     Base::Pair(lo, hi)
                 } else {
                     Base::Reg(self.gpr(r.reg).ok_or("zero register")?)
@@ -467,8 +468,7 @@ impl<'a> Lowerer<'a> {
             }
             // Turing to Ada: `[R2.64+UR4]`, a 64-bit address plus the 64-bit base UR4:UR5.
             (Some(r), Some(u)) if wide_default && (r.wide() || !r.reg.uniform) && self.reserved == 0 => {
-                let pair = |lw: &mut Self, x: Reg| -> R<(u32, u32)> { Ok((lw.gpr(x).ok_or("zero register")?, lw.gpr(Self::next(x)?).ok_or("zero register")?)) };
-                let ((a, b), (c, d)) = (pair(self, r.reg)?, pair(self, u.reg)?);
+                let ((a, b), (c, d)) = (self.gpr_pair(r.reg)?, self.gpr_pair(u.reg)?);
                 Base::PairSum(a, b, c, d)
             }
             _ => return Err(format!("address `{addr}`: a 64-bit register plus a uniform register")),
@@ -692,7 +692,7 @@ impl<'a> Lowerer<'a> {
                 for x in &regs {
                     r.push(self.gpr(*x).ok_or("zero register")?);
                 }
-                let (tlo, thi) = (self.gpr(t).ok_or("zero register")?, self.gpr(Self::next(t)?).ok_or("zero register")?);
+                let (tlo, thi) = self.gpr_pair(t)?;
                 let mut m = pi.m.clone();
                 let dst = Opnd::Addr { base: Base::Reg(r[0]), offset: 0 };
                 let mbar = Opnd::Addr { base: Base::Reg(r[1]), offset: 0 };

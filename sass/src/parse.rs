@@ -99,7 +99,7 @@ impl Parser {
         }
         if l.starts_with("/*") {
             if self.current.is_none() && self.in_data {
-                return self.data_line(n, raw, l);
+                return self.data_line(n, raw, l.split_once("*/").map_or("", |(_, r)| r.trim()));
             }
             if self.current.is_none() {
                 return Err(err(n, col(raw, l), "an instruction outside any code section", l));
@@ -192,17 +192,17 @@ impl Parser {
                 }
                 Ok(())
             }
-            ".zero" if self.current.is_none() && self.data.is_some() => self.data_line(n, raw, &format!("/**/ {l}")),
+            ".zero" if self.current.is_none() && self.data.is_some() => self.data_line(n, raw, l),
             w if IGNORED_DIRECTIVES.contains(&w) || self.current.is_none() => Ok(()),
             _ => Err(err(n, col(raw, l), "unknown directive in a code section", word)),
         }
     }
 
-    /// A data line `/*0010*/ .byte 0x08, 0x00` (or `.short`/`.word`/`.dword`, a literal or a
-    /// symbol the loader patches in): kept for constant bank 2, skipped elsewhere.
-    fn data_line(&mut self, n: usize, raw: &str, l: &str) -> Result<(), SassError> {
+    /// A data directive, `body` of a line `/*0010*/ .byte 0x08, 0x00` (or `.short`/`.word`/
+    /// `.dword`, a literal or a symbol the loader patches in, or `.zero N`): kept for constant
+    /// bank 2, skipped elsewhere.
+    fn data_line(&mut self, n: usize, raw: &str, body: &str) -> Result<(), SassError> {
         let Some((_, bank)) = self.data.as_mut() else { return Ok(()) };
-        let body = l.split_once("*/").map_or("", |(_, r)| r.trim());
         let (word, rest) = body.split_once(|c: char| c.is_whitespace()).map_or((body, ""), |(w, r)| (w, r.trim()));
         let size = match word {
             ".byte" => 1,

@@ -295,7 +295,7 @@ impl Ctx<'_, '_> {
             Opnd::Param(off) | Opnd::Param64(off) => {
                 let n = if matches!(o, Opnd::Param64(_)) { 8 } else { 4 };
                 let o = *off as usize;
-                self.env.k.params.get(o..o + n).map_or(0, |b| b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
+                self.env.k.params.get(o..o + n).map_or(0, |b| read_le(b, 0, n))
             }
             Opnd::Special(s) => self.special(w, *s, lane),
             Opnd::SymAddr(s, off) => self.sym_addr(w, *s).wrapping_add(*off as u64),
