@@ -215,6 +215,9 @@ pub struct L2 {
     pub size_kib: u32,
     /// Slices (count); addresses are hashed across them.
     pub slices: u32,
+    /// Runs of every slice one placement block of consecutive lines fills evenly (count; 1:
+    /// consecutive lines on distinct slices, more: a few hot lines share slices as under a hash).
+    pub placement_runs: u32,
     pub assoc: u32,
     /// Ways of each set that may hold lines with partially written sectors; a partial write
     /// beyond them writes back the set's least recently used partial line (ways; `assoc`: no

@@ -1,13 +1,17 @@
 //! The L2 cache and everything behind it: crossbar, slices, partitions, DRAM.
 //!
-//! Lines are homed on one slice by an address hash that rotates every run of `slices`
-//! consecutive lines over all slices, and within a slice are stored by their run number, so a
-//! contiguous footprint fills slices and sets evenly (the 40 MiB capacity sweep of
-//! `validate/data/h200/membench` hits 95% from its second pass, which a random placement cannot
-//! reach: with 20 ways the sets overflow). Each slice is a queue with a sector throughput in front
-//! of a sectored tag store (write-back, write-allocate with byte-masked partial sectors). With two partitions
-//! (Ampere, Hopper), a read from an SM first looks in its own partition, where lines homed in the
-//! other partition are replicated on use: a footprint under half the L2 hits "near", up to the
+//! Lines are homed on one slice by an address hash that is even per block of
+//! `slices × l2.placement_runs` consecutive lines: a fixed permutation spreads the block's lines
+//! over its `placement_runs` runs of every slice (rotated per block), and a slice stores a line
+//! by its run number. A contiguous footprint so fills slices and sets evenly (the 40 MiB
+//! capacity sweep of `validate/data/h200/membench` hits 95% from its second pass, which a random
+//! placement cannot reach: with 20 ways the sets overflow), while a few hot lines share slices
+//! as under a hash (`red_lines_96/192/768` of `validate/data/h200/membench/2026-12-01-lines.json`
+//! within +5%, where one line per slice left `red_lines_192` 24% fast).
+//!
+//! Each slice is a queue with a sector throughput in front of a sectored tag store (write-back,
+//! write-allocate with byte-masked partial sectors). With two partitions (Ampere, Hopper), a
+//! read from an SM first looks in its own partition, where lines homed in the other partition are replicated on use: a footprint under half the L2 hits "near", up to the
 //! whole L2 hits "far" (extra latency), beyond it goes to DRAM — the three plateaus pointer-chase
 //! measurements show. Requests arrive here in cycle order (the engine sorts them) and get their
 //! completion cycle back.
@@ -137,9 +141,26 @@ fn mix(run: u64) -> u64 {
     run.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
 }
 
+/// A fixed pseudo-random permutation of `0..n` (Fisher–Yates on a SplitMix64 stream seeded
+/// 0x5EED), the same on every run and machine.
+fn permutation(n: usize) -> Vec<u32> {
+    let mut state = 0x5EED_u64;
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        p.swap(i, (warpsim_workloads::rng::splitmix64(&mut state) % (i as u64 + 1)) as usize);
+    }
+    p
+}
+
 pub struct MemSys {
     slices: Vec<Slice>,
     partitions: u32,
+    /// Runs per slice in one placement block (`l2.placement_runs`), the block's slot of each
+    /// of its lines (`place`: slot / slices is the run, slot % slices the slice before the
+    /// block's rotation) and the inverse (`unplace`).
+    runs: u64,
+    place: Vec<u32>,
+    unplace: Vec<u32>,
     sectors_per_cycle: f64,
     requests_per_cycle: f64,
     atomics_per_cycle: f64,
@@ -187,9 +208,18 @@ impl MemSys {
         let per_slice = l2.size_kib as u64 * 1024 / slices as u64;
         let fill_block = (l2.promotion_bytes as u64 / SECTOR).clamp(1, LINE / SECTOR) as u32;
         let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
+        let runs = l2.placement_runs.max(1);
+        let place = permutation((slices * runs) as usize);
+        let mut unplace = vec![0u32; place.len()];
+        for (l, &slot) in place.iter().enumerate() {
+            unplace[slot as usize] = l as u32;
+        }
         MemSys {
             slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, atomic_free: 0.0, misses: BinaryHeap::new() }).collect(),
             partitions,
+            runs: u64::from(runs),
+            place,
+            unplace,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
@@ -225,8 +255,11 @@ impl MemSys {
     fn home(&self, line: u64) -> Home {
         let l = line / LINE;
         let n = self.slices.len() as u64;
-        let run = l / n;
-        let slice = (l % n + mix(run) % n) % n;
+        let per_block = n * self.runs;
+        let block = l / per_block;
+        let slot = u64::from(self.place[(l % per_block) as usize]);
+        let run = block * self.runs + slot / n;
+        let slice = (slot % n + mix(block) % n) % n;
         Home { partition: (slice % self.partitions as u64) as u32, idx: (slice / self.partitions as u64) as u32, run }
     }
 
@@ -243,7 +276,9 @@ impl MemSys {
         let n = self.slices.len() as u64;
         let run = (key & ((1 << PARTITION_SHIFT) - 1)) / LINE;
         let home = self.slice_index((key >> PARTITION_SHIFT) as u32, slice as u32 / self.partitions) as u64;
-        (run * n + (home + n - mix(run) % n) % n) * LINE
+        let block = run / self.runs;
+        let slot = run % self.runs * n + (home + n - mix(block) % n) % n;
+        (block * n * self.runs + u64::from(self.unplace[slot as usize])) * LINE
     }
 
     /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
@@ -489,12 +524,13 @@ mod tests {
     }
 
     #[test]
-    fn placement_is_invertible_and_even() {
+    fn placement_is_invertible_and_even_per_block() {
         let m = memsys("hopper-h200");
         let n = m.slices.len();
+        let block = n * m.runs as usize;
         let mut per_slice = vec![0u32; n];
-        let first = 10 * n as u64;
-        for l in first..first + 4 * n as u64 {
+        let first = 3 * block as u64;
+        for l in first..first + 2 * block as u64 {
             let line = l * LINE;
             let h = m.home(line);
             let s = m.slice_index(h.partition, h.idx);
@@ -504,7 +540,31 @@ mod tests {
             let near = m.slice_index(1 - h.partition, h.idx);
             assert_eq!(m.line_of(near, MemSys::key(h)), line);
         }
-        assert!(per_slice.iter().all(|&c| c == 4), "{per_slice:?}");
+        assert!(per_slice.iter().all(|&c| c == 2 * m.runs as u32), "{per_slice:?}");
+    }
+
+    #[test]
+    fn a_few_hot_lines_share_slices_as_a_hash_puts_them() {
+        // 96 consecutive lines over 96 slices: a rotation would give each its own slice; a
+        // hash puts some together (a random map leaves about 1/e of the slices empty).
+        let m = memsys("hopper-h200");
+        let n = m.slices.len();
+        let mut per_slice = vec![0u32; n];
+        for l in 0..n as u64 {
+            let h = m.home(l * LINE);
+            per_slice[m.slice_index(h.partition, h.idx)] += 1;
+        }
+        let empty = per_slice.iter().filter(|&&c| c == 0).count();
+        assert!(empty > n / 5 && empty < n / 2, "{empty} of {n} slices empty: {per_slice:?}");
+        // With one run per block the lines are spread one per slice.
+        let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.placement_runs", "1")]).expect("config");
+        let one = MemSys::new(&cfg);
+        let mut seen = vec![false; n];
+        for l in 0..n as u64 {
+            let h = one.home(l * LINE);
+            seen[one.slice_index(h.partition, h.idx)] = true;
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 
     fn read(m: &mut MemSys, t: u64, sm: u32, line: u64, sectors: u8) -> u64 {

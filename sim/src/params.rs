@@ -389,6 +389,7 @@ fn build() -> Vec<Param> {
                 (c.features.l1_caches_global && c.sm.unified_l1_kib == 0 && c.l1.fixed_kib == 0).then(|| "global loads are cached in L1 (features.l1_caches_global), so the L1 needs a size here or in sm.unified_l1_kib".to_string())
             }),
         int("l2.slices", "slices", 1, 4096, Timing, "L2 slices; addresses are hashed across them"),
+        int("l2.placement_runs", "runs", 1, 1024, Timing, "Runs of every slice a block of consecutive lines fills evenly (1: consecutive lines on distinct slices; more: hot lines share slices as under a hash)"),
         int("l2.assoc", "ways", 1, 1024, Timing, "L2 associativity"),
         int("l2.partitions", "count", 1, u32::MAX, Timing, "Partitions the L2 slices are split into (Hopper and Ampere have 2)")
             .rule("divides l2.slices", |c| (c.l2.partitions > 0 && !c.l2.slices.is_multiple_of(c.l2.partitions)).then(|| format!("must divide l2.slices ({})", c.l2.slices))),

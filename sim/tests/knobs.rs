@@ -84,6 +84,7 @@ const ROWS: &[Row] = &[
     ("l1.lines_per_cycle", H200, "gather_1m", &[]),
     ("l1.fixed_kib", "maxwell-gm200", "gather_1m", &[]),
     ("l2.slices", H200, "gather_1m", &[]),
+    ("l2.placement_runs", H200, "red_lines_96", &[]),
     ("l2.assoc", H200, "l2_sweep_40m", &[]),
     ("l2.partitions", H200, "gather_1m", &[]),
     ("l2.promotion_bytes", H200, "gather_1m", &[]),

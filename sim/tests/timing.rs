@@ -61,6 +61,7 @@ fn cfg() -> ArchConfig {
         l2: L2 {
             size_kib: 61440,
             slices: 96,
+            placement_runs: 8,
             assoc: 16,
             partial_ways: 16,
             promotion_bytes: 64,

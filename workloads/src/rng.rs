@@ -10,8 +10,10 @@
 //! - [`Rng::range_inclusive`]: `lo + below(hi - lo + 1)`, or a raw `next_u64` when the range is all
 //!   2^64 values.
 
-/// SplitMix64 step: advances `state` and returns the next output.
-fn splitmix64(state: &mut u64) -> u64 {
+/// SplitMix64 step (Steele, Lea and Flood, 2014): advances `state` and returns the next output.
+/// Also the stream behind fixed choices elsewhere (the L2's line placement, the robustness
+/// campaign's inputs), so those too are the same on every platform.
+pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
