@@ -510,17 +510,22 @@ mod tests {
     #[test]
     fn partial_rounds_hold_the_line_longer() {
         let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
-        let run = |cfg: &ArchConfig| {
+        let red = |t| MemReq { t, sm: 0, line: 0, sectors: 1, full: 0, kind: ReqKind::Atomic, ops: 1, words: 1, lookups: 1, partial: 1, red: true };
+        // n one-word RED requests from SM 0 to one line already in the L2, all sent at cycle 10 000.
+        let run = |cfg: &ArchConfig, n: usize| {
             let mut m = MemSys::new(cfg);
-            // 64 one-word RED requests from SM 0 to one line, all sent at cycle 0.
-            (0..64).map(|_| m.access(&MemReq { t: 0, sm: 0, line: 0, sectors: 1, full: 0, kind: ReqKind::Atomic, ops: 1, words: 1, lookups: 1, partial: 1, red: true })).max().unwrap()
+            m.access(&red(0));
+            (0..n).map(|_| m.access(&red(10_000))).max().unwrap()
         };
+        // Set here, so the calibrated preset values do not move the test.
+        cfg.l2.atomic_request_cycles = 4.0;
         cfg.l2.atomic_partial_cycles = 0.0;
-        let whole = run(&cfg);
+        let whole = run(&cfg, 64);
         cfg.l2.atomic_partial_cycles = 2.5;
-        let partial = run(&cfg);
-        // 63 waits of 2.5 more cycles each.
-        assert!(partial >= whole + 150, "{whole} -> {partial}");
+        let (one, partial) = (run(&cfg, 1), run(&cfg, 64));
+        // The last of 64 waits for 63 holds of 4 + 2.5 cycles each, 2.5 more each than whole ones.
+        assert!(partial >= one + 409, "{one} -> {partial}");
+        assert!(partial >= whole + 157, "{whole} -> {partial}");
     }
 
     #[test]
