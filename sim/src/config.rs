@@ -273,6 +273,9 @@ pub struct Dram {
     pub latency: u32,
     /// Extra cycles for a row miss (precharge + activate) (cycles).
     pub row_miss_penalty: u32,
+    /// Bytes of the aligned block one access moves: a transfer of fewer sectors still occupies
+    /// the channel for the whole block (bytes).
+    pub burst_bytes: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,10 +1,14 @@
 //! DRAM / HBM: independent channels, each a bandwidth-limited queue in front of banks with an
 //! open-row buffer.
 //!
-//! A transfer waits for its channel, occupies it for `bytes / channel bandwidth` cycles, and
-//! completes after the configured latency plus a row-miss penalty when its bank had another row
-//! open. Lines are interleaved across channels by a hash of the line address.
+//! A transfer of some sectors of a line waits for its channel, occupies it for the aligned
+//! `burst_bytes` blocks it touches (`blocks × burst_bytes / channel bandwidth` cycles: a lone
+//! 32-byte sector costs a whole burst where bursts are longer, though only its 32 bytes count in
+//! `dram__bytes_*`), and completes after the configured latency plus a row-miss penalty when its
+//! bank had another row open. Lines are interleaved across channels by a hash of the line
+//! address.
 
+use crate::coalescer::SECTOR;
 use crate::config::Dram as DramCfg;
 
 pub struct Dram {
@@ -17,6 +21,9 @@ pub struct Dram {
     row_bytes: u64,
     latency: u64,
     row_miss_penalty: u64,
+    /// Sector masks of the aligned bursts of a line (`burst_bytes / 32` sectors each).
+    bursts: Vec<u8>,
+    burst_bytes: f64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub row_hits: u64,
@@ -41,6 +48,11 @@ impl Dram {
             row_bytes: cfg.row_bytes.max(128) as u64,
             latency: cfg.latency as u64,
             row_miss_penalty: cfg.row_miss_penalty as u64,
+            bursts: {
+                let per = (cfg.burst_bytes / SECTOR as u32).clamp(1, 4);
+                (0..4 / per).map(|k| (((1u32 << per) - 1) << (k * per)) as u8).collect()
+            },
+            burst_bytes: f64::from(cfg.burst_bytes.max(SECTOR as u32)),
             bytes_read: 0,
             bytes_written: 0,
             row_hits: 0,
@@ -48,9 +60,11 @@ impl Dram {
         }
     }
 
-    /// A transfer of `bytes` of the line at `line_addr` arriving at cycle `t`; returns the cycle
-    /// the data is back at the requesting SM (reads) or written (writes).
-    pub fn access(&mut self, t: u64, line_addr: u64, bytes: u32, write: bool) -> u64 {
+    /// A transfer of the `sectors` of the line at `line_addr` arriving at cycle `t`; returns the
+    /// cycle the data is back at the requesting SM (reads) or written (writes).
+    pub fn access(&mut self, t: u64, line_addr: u64, sectors: u8, write: bool) -> u64 {
+        let bytes = sectors.count_ones() * SECTOR as u32;
+        let bursts = self.bursts.iter().filter(|&&b| sectors & b != 0).count();
         let channels = self.channel_free.len() as u64;
         let h = hash_line(line_addr);
         let ch = (h % channels) as usize;
@@ -67,7 +81,7 @@ impl Dram {
             self.row_miss_penalty
         };
         let start = self.channel_free[ch].max(t as f64);
-        self.channel_free[ch] = start + bytes as f64 / self.bytes_per_cycle;
+        self.channel_free[ch] = start + bursts as f64 * self.burst_bytes / self.bytes_per_cycle;
         if write {
             self.bytes_written += bytes as u64;
         } else {
@@ -82,17 +96,17 @@ mod tests {
     use super::*;
 
     fn cfg() -> DramCfg {
-        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20 }
+        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20, burst_bytes: 32 }
     }
 
     #[test]
     fn latency_bandwidth_and_rows() {
         // 128 GB/s at 1000 MHz = 128 B/cycle total, 64 per channel.
         let mut d = Dram::new(&cfg(), 1000.0);
-        let first = d.access(0, 0, 128, false);
+        let first = d.access(0, 0, 0b1111, false);
         assert_eq!(first, 100 + 20); // row miss
         // The same line again right away: the channel is busy for 2 cycles, the row is open.
-        let again = d.access(0, 0, 128, false);
+        let again = d.access(0, 0, 0b1111, false);
         assert_eq!(again, 2 + 100);
         assert_eq!((d.row_hits, d.row_misses), (1, 1));
         assert_eq!(d.bytes_read, 256);
@@ -103,9 +117,27 @@ mod tests {
         let mut d = Dram::new(&cfg(), 1000.0);
         let mut last = 0;
         for i in 0..1000u64 {
-            last = last.max(d.access(0, i * 128, 128, false));
+            last = last.max(d.access(0, i * 128, 0b1111, false));
         }
         // 128 000 bytes at 128 B/cycle ≈ 1000 cycles plus latency.
         assert!((1000..1300).contains(&last), "{last}");
+    }
+
+    #[test]
+    fn a_lone_sector_costs_a_whole_burst() {
+        // 64 B per channel-cycle, eight transfers at once: the last starts after seven. A lone
+        // sector takes half a cycle of the bus with 32-byte bursts and a whole one with 64-byte
+        // bursts; two sectors of one burst cost one burst, of two bursts two. Only the sectors'
+        // bytes count.
+        let cost = |burst_bytes, sectors: &[u8]| {
+            let mut d = Dram::new(&DramCfg { burst_bytes, row_miss_penalty: 0, ..cfg() }, 1000.0);
+            let last = sectors.iter().map(|&s| d.access(0, 0, s, true)).max().unwrap();
+            (last - 100, d.bytes_written)
+        };
+        assert_eq!(cost(32, &[0b0001; 8]), (4, 256));
+        assert_eq!(cost(64, &[0b0001; 8]), (7, 256));
+        assert_eq!(cost(64, &[0b0011; 8]), (7, 512));
+        assert_eq!(cost(64, &[0b0101; 8]), (14, 512));
+        assert_eq!(cost(128, &[0b0001; 8]), (14, 256));
     }
 }

@@ -322,19 +322,15 @@ impl MemSys {
         (sectors.count_ones() as f64 / self.sectors_per_cycle).max(1.0 / self.requests_per_cycle)
     }
 
-    fn bytes(&self, sectors: u8) -> u32 {
-        sectors.count_ones() * SECTOR as u32
-    }
-
     /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
     fn writeback(&mut self, slice: usize, t: u64, evicted: Option<Evicted>) {
         if let Some(e) = evicted {
             let line = self.line_of(slice, e.line);
             if e.partial != 0 {
                 self.stats.sectors_write += u64::from(e.partial.count_ones());
-                self.dram.access(t, line, self.bytes(e.partial), false);
+                self.dram.access(t, line, e.partial, false);
             }
-            self.dram.access(t, line, self.bytes(e.dirty), true);
+            self.dram.access(t, line, e.dirty, true);
         }
     }
 
@@ -363,7 +359,7 @@ impl MemSys {
         let n = r.sectors.count_ones();
         if !self.has_l2 {
             self.count(r);
-            return self.dram.access(r.t, r.line, n * SECTOR as u32, r.kind == ReqKind::Write);
+            return self.dram.access(r.t, r.line, r.sectors, r.kind == ReqKind::Write);
         }
         let h = self.home(r.line);
         let key = Self::key(h);
@@ -407,7 +403,7 @@ impl MemSys {
                     self.stats.sector_hits += look.hit.count_ones() as u64 + lookups - n as u64;
                     let data = if look.miss != 0 {
                         self.stats.sector_misses += u64::from(look.miss.count_ones());
-                        let done = self.dram_read(home, start, r.line, self.bytes(look.miss));
+                        let done = self.dram_read(home, start, r.line, look.miss);
                         self.slices[home].tags.set_ready(key, done);
                         done
                     } else {
@@ -463,20 +459,20 @@ impl MemSys {
         if fetch == 0 {
             return hit_done;
         }
-        let done = self.dram_read(home, start, line, self.bytes(fetch)).max(hit_done);
+        let done = self.dram_read(home, start, line, fetch).max(hit_done);
         self.slices[home].tags.set_ready(key, done);
         done
     }
 
     /// A slice's read from DRAM, started at `start` or, with all its miss slots taken, when
     /// the earliest outstanding read returns; returns when the data is back.
-    fn dram_read(&mut self, slice: usize, start: u64, line: u64, bytes: u32) -> u64 {
+    fn dram_read(&mut self, slice: usize, start: u64, line: u64, sectors: u8) -> u64 {
         let q = &mut self.slices[slice].misses;
         while q.peek().is_some_and(|r| r.0 <= start) {
             q.pop();
         }
         let start = if q.len() >= self.mshrs_per_slice { q.pop().map_or(start, |r| r.0.max(start)) } else { start };
-        let done = self.dram.access(start, line, bytes, false);
+        let done = self.dram.access(start, line, sectors, false);
         self.slices[slice].misses.push(Reverse(done));
         done
     }

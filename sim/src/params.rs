@@ -423,6 +423,7 @@ fn build() -> Vec<Param> {
                 (c.l2.size_kib > 0 && c.dram.latency <= c.l2.hit_latency).then(|| format!("must exceed l2.hit_latency ({}): it includes the L2 miss", c.l2.hit_latency))
             }),
         cycles("dram.row_miss_penalty", 0, None, Timing, "Extra cycles for a DRAM row miss (precharge + activate)"),
+        Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("dram.burst_bytes", Ty::Int, "bytes", Timing, "Aligned block one DRAM access moves: a transfer of fewer 32-byte sectors still occupies its channel for the whole block") },
         p("coalescing", Ty::Enum(&["half-warp-strict", "half-warp-segments", "sectors"]), "rule", Timing, "Coalescing rules of the LSU: CC 1.0/1.1 strict half-warps, CC 1.2/1.3 half-warp segments, or Fermi+ sectors"),
         flag("features.shuffle", Timing, "Warp shuffles (`shfl`), Kepler+"),
         flag("features.warp_vote", Functional, "`vote.ballot` / `__syncthreads_count` style collectives, Fermi+"),

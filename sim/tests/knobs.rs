@@ -107,6 +107,7 @@ const ROWS: &[Row] = &[
     ("dram.bandwidth_gbs", H200, "gather_1m", &[]),
     ("dram.latency", H200, "gather_1m", &[]),
     ("dram.row_miss_penalty", H200, "gather_1m", &[]),
+    ("dram.burst_bytes", H200, "st_stride_32", &[]),
     ("misc.launch_overhead", H200, "vector_add", &[]),
     ("misc.printf_launch_cycles", H200, OPS, &[]),
     ("misc.printf_line_cycles", H200, OPS, &[]),
