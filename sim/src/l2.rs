@@ -22,7 +22,7 @@
 //! (`lts__t_sectors_srcunit_tex_op_read_lookup_miss`, `lts__d_sectors_fill_device`,
 //! `dram__bytes_read`: ld_stride_32, gathers, the capacity sweep), while reads of whole lines
 //! are unchanged. A dirty sector evicted with bytes never written is first read from DRAM
-//! (read-modify-write) and merged, one more write lookup at the slice (strided 4-byte stores:
+//! (read-modify-write) and merged, one more write lookup at the slice, a miss (strided 4-byte stores:
 //! DRAM reads ≈ DRAM writes of the evicted sectors, op_write ≈ 1.5 × stores + the evictions).
 //!
 //! Counters follow the slices a request visits, as Nsight Compute's `lts__t_*` do: a request for
@@ -327,7 +327,9 @@ impl MemSys {
         if let Some(e) = evicted {
             let line = self.line_of(slice, e.line);
             if e.partial != 0 {
+                // The merge's lookup misses: it fetches the sectors' unwritten bytes.
                 self.stats.sectors_write += u64::from(e.partial.count_ones());
+                self.stats.sector_misses += u64::from(e.partial.count_ones());
                 self.dram.access(t, line, e.partial, false);
             }
             self.dram.access(t, line, e.dirty, true);
@@ -602,6 +604,8 @@ mod tests {
         assert_eq!(m.dram.bytes_written, 32);
         // The partial sector was read back (32 B) besides the whole-line reads.
         assert_eq!(m.dram.bytes_read, 20 * 128 + 32);
+        // The store's own lookup hits (write-allocate); the merge misses, as do the 20 reads.
         assert_eq!(m.stats.sectors_write, 2);
+        assert_eq!((m.stats.sector_hits, m.stats.sector_misses), (1, 20 * 4 + 1));
     }
 }
