@@ -452,6 +452,8 @@ pub fn references() -> &'static [Reference] {
             in ["counters", "out"], out ["counters", "out"], timing [], scalars ["n", "nbins"], params [] => membench::atomic_ticket;
         "line_sweep": "out[t] = reps * u32 sum of buf[l*stride] over thread t's grid-stride lines l < lines (T = grid*block threads)",
             in ["buf", "out"], out ["out"], timing [], scalars ["lines", "reps", "stride"], params [] => membench::line_sweep;
+        "row_xor_max": "out = in ^ (max of the row) per cols-element row (u32)",
+            in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => membench::row_xor_max;
         "dfma_chain": "per thread: chains v_c = x + c iterated v = fma(v, a, b) (f64), summed",
             in ["x"], out ["out"], timing ["cycles"], scalars ["a", "b", "iters"], params ["chains"] => micro::dfma_chain;
         "hfma2_chain": "per thread: one chain of f16x2 words v = x iterated v = fma.rn.f16x2(v, a, b)",

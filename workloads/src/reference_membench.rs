@@ -1,6 +1,6 @@
 //! CPU references of the memory-shape microbenchmarks (`suite/membench/`): strided and narrow
 //! stores, row / column walks, gather and permutation scatter, atomic tickets (the returning
-//! `atomicAdd`) and the L2-capacity line sweep. Registered in [`crate::references`]; the strided
+//! `atomicAdd`), the L2-capacity line sweep and the two-pass row walk (`row_xor_max`). Registered in [`crate::references`]; the strided
 //! loads use `strided_copy`, the RED and CAS atomics `atomic_bins` and the skewed SpMV `spmv_csr`.
 //!
 //! Every kernel here is integer (u32 wrapping) or moves words unchanged, so every check is bitwise.
@@ -171,4 +171,21 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         *slot = u32_value(s.wrapping_mul(reps as u32));
     }
     expect_out(values)
+}
+
+/// `out = in ^ m` per `cols`-element row, `m` the row's largest u32.
+pub(crate) fn row_xor_max(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (rows, cols) = (count(c, "rows")?, count(c, "cols")?);
+    expect_min(c, "in", rows * cols)?;
+    if c.spec("out")?.len as usize != rows * cols {
+        return Err(shape(format!("`out` must have rows * cols = {} elements", rows * cols)));
+    }
+    let input = c.column("in")?;
+    let mut out = Vec::with_capacity(rows * cols);
+    for r in 0..rows {
+        let row = (0..cols).map(|k| at(&input, "in", r * cols + k).map(|v| v as u32)).collect::<Result<Vec<u32>, _>>()?;
+        let m = row.iter().copied().max().unwrap_or(0);
+        out.extend(row.iter().map(|&v| u32_value(v ^ m)));
+    }
+    expect_out(out)
 }

@@ -210,3 +210,31 @@ extern "C" __global__ void scatter_u64(const u32* perm, const unsigned long long
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         out[perm[i]] = in[i];
 }
+
+// --- returning atomics over bins: counters[i % nbins] += in[i], the old value used (ATOM) -------
+// The `red_{K}` shape with the result read, without `atomic_ticket`'s output indexed by it (so
+// repeated launches stay in bounds): a flag nobody sets unless a counter wraps.
+extern "C" __global__ void atom_bins(const u32* in, u32* counters, u32* flag, int n, int nbins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32 old = atomicAdd(&counters[i % nbins], in[i]);
+        if (old == 0xFFFFFFFFu) flag[0] = 1;
+    }
+}
+
+// --- two passes over rows, one warp per row: the row's max (lane-strided loads, shfl.xor
+// butterfly), then out = in ^ max, the row read a second time. A 16 KiB row per warp: one CTA of
+// 8 warps reads 128 KiB per pass, so whether the second pass finds the rows in L1 depends on how
+// many CTAs share the SM.
+extern "C" __global__ void row_xor_max(const u32* in, u32* out, int rows, int cols)
+{
+    int row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (row >= rows) return;
+    const u32* src = in + (size_t)row * cols;
+    u32* dst = out + (size_t)row * cols;
+    u32 m = 0;
+    for (int c = lane; c < cols; c += 32) m = max(m, src[c]);
+    for (int d = 16; d > 0; d >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, d));
+    for (int c = lane; c < cols; c += 32) dst[c] = src[c] ^ m;
+}
