@@ -1091,6 +1091,17 @@ fn atomic_ticket_slots_follow_the_counters() {
 }
 
 #[test]
+fn row_xor_max_uses_each_rows_own_max() {
+    // rows [1 6 3] (max 6) and [8 0 2] (max 8)
+    let t = tiny("row_xor_max")
+        .input("in", U32, &[1.0, 6.0, 3.0, 8.0, 0.0, 2.0])
+        .output("out", U32, 6)
+        .scalar("rows", S32, 2.0)
+        .scalar("cols", S32, 3.0);
+    same(t.expect("out"), &[7.0, 0.0, 5.0, 0.0, 8.0, 10.0]);
+}
+
+#[test]
 fn line_sweep_sums_grid_stride_lines() {
     // 40 lines 2 words apart (line l holds l + 1, the odd words 100, never read), 3 passes, one
     // 32-thread CTA: thread t reads lines t and t + 32
