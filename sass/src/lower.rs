@@ -45,7 +45,7 @@
 //!   `wait_group`.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
-//!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
+//!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`BREAK`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
 //!   `RET.REL Rn` an indexed jump through the table of return points (`Rn` holds the byte offset
 //!   ptxas moved there before the call). `BRA.DIV` (the branch to ptxas's slow path for a
 //!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
@@ -715,6 +715,9 @@ impl<'a> Lowerer<'a> {
             }
             "UTMACMDFLUSH" => (Op::Cp(CpOp::BulkCommit), m, vec![], 0),
             "NOP" | "BSSY" | "BSYNC" | "YIELD" | "DEPBAR" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "ENDCOLLECTIVE" => (Op::Nop, m, vec![], 0),
+            // A loop's early exit: `@P BREAK Bn` drops the lanes from the barrier and the `@P BRA`
+            // after it takes them out; reconvergence is the simulator's (see the module doc).
+            "BREAK" => (Op::Nop, m, vec![], 0),
             // Turing's clearing of a convergence barrier register before its BSSY.
             "BMOV" if has("CLEAR") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),

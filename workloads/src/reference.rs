@@ -236,6 +236,17 @@ pub(crate) fn expect_min(c: &RefCtx, name: &str, want: usize) -> Result<(), RefE
     Ok(())
 }
 
+/// The `rows` × `cols` of a row-wise kernel whose `in` holds at least that many elements and whose
+/// `out` exactly that many.
+pub(crate) fn row_major(c: &RefCtx) -> Result<(usize, usize), RefError> {
+    let (rows, cols) = (count(c, "rows")?, count(c, "cols")?);
+    expect_min(c, "in", rows * cols)?;
+    if c.spec("out")?.len as usize != rows * cols {
+        return Err(shape(format!("`out` must have rows * cols = {} elements", rows * cols)));
+    }
+    Ok((rows, cols))
+}
+
 /// A shape error (inputs that do not fit the reference).
 pub(crate) fn shape(msg: impl Into<String>) -> RefError {
     RefError::Shape(msg.into())

@@ -15,7 +15,7 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, initial, int, scalar_f32, shape, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expect_min, initial, int, row_major, scalar_f32, shape, Column, Expected, RefCtx, RefError};
 
 fn f32_at(col: &Column, name: &str, i: usize) -> Result<f32, RefError> {
     col.get(i)
@@ -204,11 +204,7 @@ pub(crate) fn aos_field_axpy(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// squares (exact for small-integer inputs, so the lanes' order and the butterfly do not
 /// matter), then `sqrt`, the reciprocal and one product per element, each rounded to f32.
 pub(crate) fn row_l2_normalize(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rows, cols) = (count(c, "rows")?, count(c, "cols")?);
-    expect_min(c, "in", rows * cols)?;
-    if c.spec("out")?.len as usize != rows * cols {
-        return Err(shape(format!("`out` must have rows * cols = {} elements", rows * cols)));
-    }
+    let (rows, cols) = row_major(c)?;
     let input = c.column("in")?;
     let mut out = Vec::with_capacity(rows * cols);
     for r in 0..rows {

@@ -8,7 +8,7 @@
 //! element), never as a `Vec<Value>` of the whole buffer.
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, initial, int, shape, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expect_min, initial, int, row_major, shape, Column, Expected, RefCtx, RefError};
 
 /// Element `i` of a column as an integer, or a shape error naming the buffer.
 fn at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
@@ -175,11 +175,7 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 
 /// `out = in ^ m` per `cols`-element row, `m` the row's largest u32.
 pub(crate) fn row_xor_max(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rows, cols) = (count(c, "rows")?, count(c, "cols")?);
-    expect_min(c, "in", rows * cols)?;
-    if c.spec("out")?.len as usize != rows * cols {
-        return Err(shape(format!("`out` must have rows * cols = {} elements", rows * cols)));
-    }
+    let (rows, cols) = row_major(c)?;
     let input = c.column("in")?;
     let mut out = Vec::with_capacity(rows * cols);
     for r in 0..rows {
