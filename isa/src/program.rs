@@ -14,6 +14,14 @@ use serde::Serialize;
 /// Sentinel reconvergence point: the end of the function (threads reconverge at `ret`/`exit`).
 pub const RECONV_EXIT: u32 = u32::MAX;
 
+/// Flag on a branch's reconvergence point (never on [`RECONV_EXIT`]): the branch leaves a
+/// convergence region whose lanes yield (SASS: a `BSSY`…`BSYNC` region holding a `YIELD`), so its
+/// paths do not wait for each other at the region's end the first time they reach it; each goes
+/// on and they meet there the next time (a loop around the region brings them back) or at exit.
+/// The H200 runs a CAS loop's successful lanes on alone: `cas_fadd_1_w1`, one warp of one-element
+/// lanes, runs the code after the loop once per success (425 instructions).
+pub const RECONV_HOLD: u32 = 1 << 31;
+
 /// A register: its name (for messages), declared type and owning function.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RegInfo {

@@ -45,7 +45,8 @@
 //!   `wait_group`.
 //! - **Control.** `BRA` (guarded: divergent) as `bra`, `BRA.U.ANY` as a branch the warp takes
 //!   together; reconvergence is the simulator's, at immediate post-dominators, which is where
-//!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`BREAK`/`WARPSYNC` are no-ops. `CALL.REL` is a jump and
+//!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`BREAK`/`WARPSYNC`/`YIELD` are no-ops; a branch
+//!   out of a region that holds a `YIELD` reconverges only the second time round (`RECONV_HOLD`). `CALL.REL` is a jump and
 //!   `RET.REL Rn` an indexed jump through the table of return points (`Rn` holds the byte offset
 //!   ptxas moved there before the call). `BRA.DIV` (the branch to ptxas's slow path for a
 //!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
@@ -62,7 +63,7 @@ use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
 use warpsim_isa::machine::MachineOp;
-use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind};
+use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind, RECONV_HOLD};
 use warpsim_isa::types::{BoolOp, Cmp, Rnd, SReg, Ty};
 
 use crate::{Bank, Instruction, Kernel, Module, Operand, Pred, Reg, Value};
@@ -1580,9 +1581,33 @@ impl<'a> Lowerer<'a> {
                 *r += 1;
             }
         }
+        release_yielding_regions(&self.k.instructions, &mut reconv);
         p.blocks = blocks;
         p.reconv = reconv;
         p
+    }
+}
+
+/// Flags [`RECONV_HOLD`] on the branches that leave a `BSSY`…`BSYNC` region holding a `YIELD`:
+/// lanes that yielded do not hold the region's `BSYNC`, so the lanes that leave go on without
+/// the ones still looping, and they meet at the region's end the next time round.
+fn release_yielding_regions(ins: &[Instruction], reconv: &mut [u32]) {
+    for (s, i) in ins.iter().enumerate().filter(|(_, i)| i.opcode == "BSSY") {
+        let Some(end) = i.operands.iter().find_map(|o| match o.value {
+            Value::Target { pc: Some(pc), .. } => Some((pc / 16) as usize),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let region = s + 1..end.min(ins.len());
+        if !ins[region.clone()].iter().any(|i| i.opcode == "YIELD") {
+            continue;
+        }
+        for pc in region {
+            if ins[pc].opcode == "BRA" && reconv[pc] == end as u32 {
+                reconv[pc] = end as u32 | RECONV_HOLD;
+            }
+        }
     }
 }
 

@@ -96,3 +96,22 @@ fn timing_mode_runs_sass() {
         }
     }
 }
+
+/// A CAS retry loop's successful lanes leave it without waiting for the lanes still retrying
+/// (ptxas's `YIELD` in the loop releases its `BSYNC`), as the H200 runs them: one warp of 32
+/// one-element lanes on one word executes 425 warp instructions there (ncu,
+/// validate/data/h200/membench/2026-12-03-atomics.json): 40 before the loop, 32 rounds of the
+/// 6-instruction loop, and the 6 instructions after it once per success. Reconverging at the
+/// `BSYNC` would run them once (and the `BSYNC` once per success): 269. Lanes on distinct words
+/// all succeed together: 52 on both.
+#[test]
+fn cas_loop_exits_run_on_alone() {
+    for (name, expect) in [("cas_fadd_1_w1", 424), ("cas_fadd_32_w1", 52)] {
+        let w = Workload::bundled(name).unwrap();
+        let ptx = warpsim_isa::load(&w.ptx, "kernel.ptx").unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+        let prog = warpsim_sass::lower::lower_listing(listing(&w).unwrap(), &w.manifest.entry, &ptx).unwrap();
+        let f = warpsim_sim::launch::run_functional_with(&w, 132, vec![prog]).unwrap();
+        assert!(f.check.passed(), "{name}: {}", f.check);
+        assert_eq!(f.functional.unwrap().warp_instructions, expect, "{name}");
+    }
+}

@@ -1406,7 +1406,7 @@ fn call(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<Ste
     w.jump(pc + 1);
     let depth = w.stack.len();
     w.calls.push(CallFrame { func: f, depth, caller_base: w.frame_base, ret_syms, saved_regs });
-    w.stack.push(SimtEntry { pc: callee.start, rpc: RECONV_EXIT, mask: exec });
+    w.stack.push(SimtEntry { pc: callee.start, rpc: RECONV_EXIT, mask: exec, hold: false });
     w.frame_base = base;
     Ok(Step::Continue)
 }

@@ -6,7 +6,7 @@
 //! an entry whose `pc` reaches its `rpc` pops. Calls push a frame that remembers the stack depth
 //! at the call, so `ret` (a jump to the function's exit) pops back into the caller.
 
-use warpsim_isa::program::{Program, RECONV_EXIT};
+use warpsim_isa::program::{Program, RECONV_EXIT, RECONV_HOLD};
 
 /// One SIMT stack entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +14,8 @@ pub struct SimtEntry {
     pub pc: u32,
     pub rpc: u32,
     pub mask: u32,
+    /// The entry's first arrival at `rpc` goes on instead of reconverging ([`RECONV_HOLD`]).
+    pub hold: bool,
 }
 
 /// An active call.
@@ -113,7 +115,7 @@ impl Warp {
         self.regs.resize(prog.regs.len() * 32, 0);
         self.carry = 0;
         self.stack.clear();
-        self.stack.push(SimtEntry { pc: 0, rpc: RECONV_EXIT, mask: valid });
+        self.stack.push(SimtEntry { pc: 0, rpc: RECONV_EXIT, mask: valid, hold: false });
         self.calls.clear();
         self.valid = valid;
         self.exited = 0;
@@ -166,13 +168,27 @@ impl Warp {
 
     /// Splits the top entry at a divergent branch: `taken` lanes go to `target`, the rest to
     /// `fall`, both reconverging at `rpc`.
+    /// An `rpc` flagged [`RECONV_HOLD`] makes both paths hold (pass their first arrival); a
+    /// path already holding for that point splits into two that hold as it did.
     pub fn diverge(&mut self, taken: u32, target: u32, fall: u32, rpc: u32) {
         let Some(top) = self.stack.last_mut() else { return };
         let not_taken = top.mask & !taken;
-        top.pc = rpc;
-        let outer_rpc = rpc;
-        self.stack.push(SimtEntry { pc: fall, rpc: outer_rpc, mask: not_taken });
-        self.stack.push(SimtEntry { pc: target, rpc: outer_rpc, mask: taken });
+        let (rpc, hold) = if rpc != RECONV_EXIT && rpc & RECONV_HOLD != 0 {
+            let end = rpc & !RECONV_HOLD;
+            if top.rpc == end {
+                let hold = top.hold;
+                self.stack.pop();
+                (end, hold)
+            } else {
+                top.pc = end;
+                (end, true)
+            }
+        } else {
+            top.pc = rpc;
+            (rpc, false)
+        };
+        self.stack.push(SimtEntry { pc: fall, rpc, mask: not_taken, hold });
+        self.stack.push(SimtEntry { pc: target, rpc, mask: taken, hold });
     }
 
     /// Pops finished entries. Returns true while the warp has work left. Returned calls are
@@ -183,6 +199,12 @@ impl Warp {
                 return false;
             };
             if top.mask != 0 && top.pc != top.rpc {
+                return true;
+            }
+            if top.mask != 0 && top.hold {
+                if let Some(t) = self.stack.last_mut() {
+                    t.hold = false;
+                }
                 return true;
             }
             self.stack.pop();
@@ -212,6 +234,7 @@ impl Warp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warpsim_isa::program::RECONV_HOLD;
 
     fn prog() -> Program {
         warpsim_isa::load(".version 9.0\n.target sm_90\n.entry k()\n{\n.reg .b32 %r<3>;\nret;\n}\n", "t.ptx").unwrap().remove(0)
@@ -242,5 +265,36 @@ mod tests {
         assert_eq!((w.pc(), w.active()), (20, u32::MAX));
         w.jump(RECONV_EXIT);
         assert!(!w.settle(|_, _| {}));
+    }
+
+    #[test]
+    fn held_paths_pass_their_first_arrival_and_meet_at_the_next() {
+        let p = prog();
+        let mut w = Warp::new(0, 32, &p);
+        w.jump(1);
+        // A loop exit out of a yielding region ending at 20: lane 0 leaves, the rest loop.
+        w.diverge(!1, 5, 19, 20 | RECONV_HOLD);
+        assert_eq!((w.pc(), w.active()), (5, !1));
+        // The looping lanes split again: each part holds as they did.
+        w.diverge(!3, 5, 19, 20 | RECONV_HOLD);
+        assert_eq!(w.stack.len(), 4);
+        w.jump(20);
+        assert!(w.settle(|_, _| {}));
+        assert_eq!((w.pc(), w.active()), (20, !3), "the first arrival goes on");
+        w.jump(30);
+        assert!(w.settle(|_, _| {}));
+        w.jump(20);
+        assert!(w.settle(|_, _| {}));
+        assert_eq!((w.pc(), w.active()), (19, 2), "the second arrival waits");
+        for _ in 0..2 {
+            w.jump(20);
+            assert!(w.settle(|_, _| {}));
+        }
+        assert_eq!((w.pc(), w.active()), (19, 1));
+        w.jump(20);
+        assert!(w.settle(|_, _| {}));
+        w.jump(20);
+        assert!(w.settle(|_, _| {}));
+        assert_eq!((w.pc(), w.active()), (20, u32::MAX), "all meet where the region ends");
     }
 }
