@@ -47,7 +47,7 @@ struct Op {
 /// What a lookup found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Lookup {
-    /// Sectors present (or pending).
+    /// Sectors present (or pending); for a write, partly written ones too.
     pub hit: u8,
     /// Sectors that must be fetched.
     pub miss: u8,
@@ -188,7 +188,7 @@ impl SectorCache {
             let l = &mut ways[k];
             l.lru = tick;
             let complete = l.valid & !l.partial;
-            let hit = complete & sectors;
+            let hit = if op.full.is_some() { l.valid } else { complete } & sectors;
             let miss = widen(sectors & !complete) & !complete;
             let ready = if hit != 0 { l.ready } else { 0 };
             match op.full {
@@ -301,9 +301,9 @@ mod tests {
         assert_eq!(r.evicted, Some(Evicted { line: 0, dirty: 0b11, partial: 0 }));
         let r = c.access(384, 1, false, true, 0);
         assert_eq!(r.evicted, Some(Evicted { line: 128, dirty: 0b100, partial: 0b100 }));
-        // A partial sector written wholly later is complete.
-        c.write(512, 1, 0, true);
-        c.write(512, 1, 1, true);
+        // A partial sector written wholly later is complete; the second write found it present.
+        assert_eq!(c.write(512, 1, 0, true).hit, 0);
+        assert_eq!(c.write(512, 1, 1, true).hit, 1);
         assert!(c.contains(512, 1));
     }
 

@@ -206,6 +206,10 @@ pub struct L1 {
     pub lines_per_cycle: u32,
     /// Fixed L1 size (KiB) for generations without a unified L1/shared array (0: unified).
     pub fixed_kib: u32,
+    /// Global stores allocate the bytes they write in the L1 (write-through with a byte-masked
+    /// write-allocate, fetched lazily when a read needs a partly written sector: Volta+); false:
+    /// stores leave the L1 as it is (no write-allocate).
+    pub store_allocate: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

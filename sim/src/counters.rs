@@ -46,7 +46,7 @@ macro_rules! counters {
             pub const ALL: &'static [Counter] = &[ $( Counter::$variant, )* ];
 
             /// The Nsight Compute metric name.
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self { $( Counter::$variant => $name, )* }
             }
 
@@ -80,7 +80,9 @@ counters! {
     L1SectorsGlobalLd = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", Sum, "L1 sectors requested by global loads";
     L1RequestsGlobalLd = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "request", Sum, "L1 requests (warp instructions) of global loads";
     L1SectorsGlobalSt = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector", Sum, "L1 sectors written by global stores";
-    L1SectorHitRate = "l1tex__t_sector_hit_rate.pct", "%", Ratio, "L1 sector hits over sectors of global loads";
+    L1SectorsGlobalAtom = "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "sector", Sum, "L1 sectors of global atomics that return a value (one per lookup at the L2)";
+    L1SectorsGlobalRed = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", "sector", Sum, "L1 sectors of global reductions (atomics without a return value)";
+    L1SectorHitRate = "l1tex__t_sector_hit_rate.pct", "%", Ratio, "L1 sector hits (global loads, and stores to sectors present) over the sectors of global loads, stores, atomics and reductions";
     SmemBankConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "conflict", Sum, "Shared-memory bank conflicts: wavefronts beyond the first of each access";
     SmemWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "wavefront", Sum, "Shared-memory data wavefronts";
     RegistersPerThread = "launch__registers_per_thread", "register", Launch, "Registers per thread the launch allocates";
@@ -112,19 +114,27 @@ impl Counter {
 /// but ncu collects it (`validate/collect.sh`).
 pub const L2_LOOKUPS: &str = "lts__t_sectors.sum";
 
-/// The metric whose value weights a ratio metric `name` when launches are combined: its
+/// The sectors the L1 hit rate is a ratio of: global loads, stores, atomics and reductions.
+const L1_LOOKUPS: &[&str] = &[
+    Counter::L1SectorsGlobalLd.name(),
+    Counter::L1SectorsGlobalSt.name(),
+    Counter::L1SectorsGlobalAtom.name(),
+    Counter::L1SectorsGlobalRed.name(),
+];
+
+/// The metrics whose sum weights a ratio metric `name` when launches are combined: its
 /// denominator, or a fixed multiple of it (warps active per cycle and IPC are per active SM
 /// cycle, a hit rate per lookup, a stall ratio per issued instruction); `None` for a metric
 /// that is not a ratio. Ratios nothing here knows are weighted by the launch's cycles.
-pub fn ratio_weight(name: &str) -> Option<&'static str> {
+pub fn ratio_weight(name: &str) -> Option<&'static [&'static str]> {
     match Counter::from_name(name) {
-        Some(Counter::WarpsActivePct | Counter::IpcActive) => Some(Counter::SmCyclesActive.name()),
-        Some(Counter::L2SectorHitRate) => Some(L2_LOOKUPS),
-        Some(Counter::L1SectorHitRate) => Some(Counter::L1SectorsGlobalLd.name()),
-        Some(c) => (c.agg() == Agg::Ratio).then_some(Counter::CyclesElapsed.name()),
-        None if name.ends_with(".ratio") => Some(Counter::InstExecuted.name()),
+        Some(Counter::WarpsActivePct | Counter::IpcActive) => Some(const { &[Counter::SmCyclesActive.name()] }),
+        Some(Counter::L2SectorHitRate) => Some(&[L2_LOOKUPS]),
+        Some(Counter::L1SectorHitRate) => Some(L1_LOOKUPS),
+        Some(c) => (c.agg() == Agg::Ratio).then_some(const { &[Counter::CyclesElapsed.name()] }),
+        None if name.ends_with(".ratio") => Some(const { &[Counter::InstExecuted.name()] }),
         None if name.starts_with("launch__") || [".sum", ".max", ".avg"].iter().any(|s| name.ends_with(s)) => None,
-        None => Some(Counter::CyclesElapsed.name()),
+        None => Some(const { &[Counter::CyclesElapsed.name()] }),
     }
 }
 
@@ -142,9 +152,10 @@ pub fn combine_launches<'a>(launches: impl IntoIterator<Item = &'a BTreeMap<Stri
             let v = if Counter::from_name(name).map_or(name.starts_with("launch__"), |c| c.agg() == Agg::Launch) {
                 values.fold(f64::MIN, f64::max)
             } else if let Some(w) = ratio_weight(name) {
-                let total: f64 = launches.iter().map(|m| value(m, w)).sum();
+                let weight = |m: &BTreeMap<String, f64>| w.iter().map(|k| value(m, k)).sum::<f64>();
+                let total: f64 = launches.iter().map(|m| weight(m)).sum();
                 if total > 0.0 {
-                    launches.iter().map(|m| value(m, name) * value(m, w)).sum::<f64>() / total
+                    launches.iter().map(|m| value(m, name) * weight(m)).sum::<f64>() / total
                 } else {
                     values.sum::<f64>() / launches.len() as f64
                 }
@@ -275,6 +286,11 @@ mod tests {
         assert_eq!(m["launch__registers_per_thread"], 40.0);
         assert_eq!(m[&stall], (10.0 + 90.0) / 40.0);
         assert_eq!(combine_launches([&a]), a, "one launch is itself");
+        // The L1 hit rate weighs each launch by all its L1 sectors (loads, stores, atomics).
+        let l1 = Counter::L1SectorHitRate.name();
+        let d = map(&[(l1, 50.0), (Counter::L1SectorsGlobalLd.name(), 100.0), (Counter::L1SectorsGlobalSt.name(), 100.0)]);
+        let e = map(&[(l1, 0.0), (Counter::L1SectorsGlobalLd.name(), 100.0), (Counter::L1SectorsGlobalAtom.name(), 200.0)]);
+        assert_eq!(combine_launches([&d, &e])[l1], 100.0 / 500.0 * 100.0);
         let zero = map(&[(hit, 10.0)]);
         assert_eq!(combine_launches([&zero, &map(&[(hit, 30.0)])])[hit], 20.0, "no weights: the mean");
     }

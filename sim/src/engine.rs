@@ -366,9 +366,11 @@ fn result(
         s.active_cycles += t.active_cycles;
         s.warp_cycles += t.warp_cycles;
         s.l1_sectors_global_ld += t.l1_sectors_global_ld;
-        s.l1_hit_sectors_global_ld += t.l1_hit_sectors_global_ld;
+        s.l1_hit_sectors_global += t.l1_hit_sectors_global;
         s.l1_requests_global_ld += t.l1_requests_global_ld;
         s.l1_sectors_global_st += t.l1_sectors_global_st;
+        s.l1_sectors_global_atom += t.l1_sectors_global_atom;
+        s.l1_sectors_global_red += t.l1_sectors_global_red;
         s.smem_wavefronts += t.smem_wavefronts;
         s.smem_bank_conflicts += t.smem_bank_conflicts;
         for (a, b) in s.stall_cycles.iter_mut().zip(t.stall_cycles) {
@@ -398,10 +400,10 @@ fn result(
     put(Counter::L1SectorsGlobalLd, s.l1_sectors_global_ld as f64);
     put(Counter::L1RequestsGlobalLd, s.l1_requests_global_ld as f64);
     put(Counter::L1SectorsGlobalSt, s.l1_sectors_global_st as f64);
-    put(
-        Counter::L1SectorHitRate,
-        if s.l1_sectors_global_ld > 0 { 100.0 * s.l1_hit_sectors_global_ld as f64 / s.l1_sectors_global_ld as f64 } else { 0.0 },
-    );
+    put(Counter::L1SectorsGlobalAtom, s.l1_sectors_global_atom as f64);
+    put(Counter::L1SectorsGlobalRed, s.l1_sectors_global_red as f64);
+    let l1_sectors = s.l1_sectors_global_ld + s.l1_sectors_global_st + s.l1_sectors_global_atom + s.l1_sectors_global_red;
+    put(Counter::L1SectorHitRate, if l1_sectors > 0 { 100.0 * s.l1_hit_sectors_global as f64 / l1_sectors as f64 } else { 0.0 });
     put(Counter::SmemBankConflicts, s.smem_bank_conflicts as f64);
     put(Counter::SmemWavefronts, s.smem_wavefronts as f64);
     put(Counter::RegistersPerThread, opts.regs_per_thread as f64);

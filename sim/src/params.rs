@@ -388,6 +388,7 @@ fn build() -> Vec<Param> {
             .rule("> 0 (or sm.unified_l1_kib > 0) when features.l1_caches_global", |c| {
                 (c.features.l1_caches_global && c.sm.unified_l1_kib == 0 && c.l1.fixed_kib == 0).then(|| "global loads are cached in L1 (features.l1_caches_global), so the L1 needs a size here or in sm.unified_l1_kib".to_string())
             }),
+        flag("l1.store_allocate", Timing, "Global stores allocate the bytes they write in the L1 (write-through, byte-masked write-allocate, Volta+); a store to a present sector is an L1 hit"),
         int("l2.slices", "slices", 1, 4096, Timing, "L2 slices; addresses are hashed across them"),
         int("l2.placement_runs", "runs", 1, 1024, Timing, "Runs of every slice a block of consecutive lines fills evenly (1: consecutive lines on distinct slices; more: hot lines share slices as under a hash)"),
         int("l2.assoc", "ways", 1, 1024, Timing, "L2 associativity"),

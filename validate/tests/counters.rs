@@ -50,6 +50,22 @@ fn global_sectors_and_requests_match_ncu() {
     );
 }
 
+/// ncu's L1 hit rate counts a store to a sector already in the L1 as a hit and divides by the
+/// sectors of loads and stores (`l1.store_allocate`): saxpy's stores of y hit the lines its
+/// loads brought (33.33%), copy_offset_1's loads hit 9.72% over loads and stores, and the
+/// mbarrier kernels' second store of a word hits (50%). Counting loads alone gave 0, 17.5 and 0.
+#[test]
+fn l1_hit_rate_counts_stores_as_ncu_does() {
+    let ds = dataset();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let c = "l1tex__t_sector_hit_rate.pct";
+    for name in ["saxpy", "copy_offset_1", "mbarrier_trywait", "chase_l1"] {
+        let hw = ds.workloads.iter().find(|w| w.name == name).unwrap().counters[c];
+        let sim = warpsim_sim::launch::run_timed(&Workload::bundled(name).unwrap(), &cfg, 1).unwrap().timing.unwrap().counters[c];
+        assert!((hw - sim).abs() < 0.05, "{name}: H200 {hw}%, simulated {sim}%");
+    }
+}
+
 /// ncu's per-resource occupancy limits for every workload of the dataset: CTA slots, warps
 /// (and threads), and registers (warps granted per sub-partition). The shared-memory limit is
 /// left out: it depends on the carve-out the driver picks, which is not yet modelled the

@@ -214,9 +214,18 @@ impl Sm {
             let look = self.l1.access(t.line, t.sectors, false, true, PENDING);
             (look.hit, look.miss, look.ready)
         } else if cacheable && write {
-            // Write-through; local stores also allocate.
-            let look = self.l1.access(t.line, t.sectors, local, local, 0);
-            (0, t.sectors, look.ready)
+            // Write-through. Local stores allocate, and global ones where the L1 allocates the
+            // bytes a store writes (`l1.store_allocate`): a partly written sector is fetched by
+            // the read that needs it. `hit`: the sectors that were present, partly written ones
+            // too (ncu counts such a store as a hit); the store waits for none of them.
+            let look = if local {
+                self.l1.access(t.line, t.sectors, true, true, 0)
+            } else if self.cfg.l1.store_allocate {
+                self.l1.write(t.line, t.sectors, t.full_sectors(), true)
+            } else {
+                return (0, t.sectors, 0);
+            };
+            (look.hit, t.sectors, 0)
         } else {
             (0, t.sectors, 0)
         }
@@ -247,6 +256,15 @@ impl Sm {
             Vec::new()
         };
         let (_, l1_start) = self.l1_stages(&txns, local, atomic, write);
+        if atomic && !local {
+            // ncu counts an atomic's L1 sectors per lookup at the L2 (one per same-address lane).
+            let n: u64 = atom_shape.iter().map(|s| u64::from(s.lookups)).sum();
+            if self.table.insts[pc as usize].red {
+                self.stats.l1_sectors_global_red += n;
+            } else {
+                self.stats.l1_sectors_global_atom += n;
+            }
+        }
         let cacheable = !atomic && (local || (self.l1_caches_global && !cache_cg));
         let needs_data = !write || atomic;
         let mut ready = l1_start + self.cfg.l1.latency as u64;
@@ -255,9 +273,10 @@ impl Sm {
         for (ti, t) in txns.iter().enumerate() {
             let shape = atom_shape.get(ti).copied().unwrap_or_default();
             let (hit, miss, line_ready) = self.l1_lookup(t, cacheable, write, local);
-            if !local && !write && !atomic {
-                self.stats.l1_hit_sectors_global_ld += u64::from(self.l1.blocks(hit));
+            if !local && !atomic {
+                self.stats.l1_hit_sectors_global += u64::from(self.l1.blocks(hit));
             }
+            let hit = if write { 0 } else { hit };
             let mut merged = false;
             if hit != 0 {
                 if line_ready == PENDING {

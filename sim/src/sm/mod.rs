@@ -63,9 +63,13 @@ pub struct SmStats {
     /// Σ resident warps × cycles.
     pub warp_cycles: u64,
     pub l1_sectors_global_ld: u64,
-    pub l1_hit_sectors_global_ld: u64,
+    /// L1 sector hits of global loads and stores (a store hits a sector present).
+    pub l1_hit_sectors_global: u64,
     pub l1_requests_global_ld: u64,
     pub l1_sectors_global_st: u64,
+    /// L1 sectors of global atomics that return a value, and of reductions (never hits).
+    pub l1_sectors_global_atom: u64,
+    pub l1_sectors_global_red: u64,
     pub smem_wavefronts: u64,
     pub smem_bank_conflicts: u64,
     /// Warp-cycles per warp state, indexed by [`Stall`].
