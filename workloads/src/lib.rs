@@ -19,6 +19,7 @@ mod reference;
 mod reference_blind;
 mod reference_blind3;
 mod reference_blind4;
+mod reference_blind5;
 mod reference_multi;
 mod reference_membench;
 mod reference_micro;

@@ -16,6 +16,7 @@ use crate::manifest::{Arg, BufferSpec, Manifest, TensorMap};
 use crate::reference_blind as blind;
 use crate::reference_blind3 as blind3;
 use crate::reference_blind4 as blind4;
+use crate::reference_blind5 as blind5;
 use crate::reference_multi as multi;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
@@ -451,6 +452,22 @@ pub fn references() -> &'static [Reference] {
             in ["a", "b"], out ["a", "b"], timing [], scalars ["nx", "ny"], params [] => multi::jacobi_sweeps;
         "row_l2_normalize": "out = in * (1 / sqrt(row sum of squares)) per cols-element row (f32)",
             in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => blind4::row_l2_normalize;
+        "affine_inplace": "a[i] = fmaf(a[i], c, d) for i < n (in place)",
+            in ["a"], out ["a"], timing [], scalars ["n", "c", "d"], params [] => blind5::affine_inplace;
+        "pair_val_add": "kv[2i+1] += kv[2i] & mask (u32) for i < n: one word of each {key, val} pair",
+            in ["kv"], out ["kv"], timing [], scalars ["n", "mask"], params [] => blind5::pair_val_add;
+        "quad_smooth": "part[g] = sum of in[4g..4g+4]; out[g] = part[g-1] + 2 part[g] + part[g+1] inside each tile (ends use their own), u32",
+            in ["in", "part", "out"], out ["part", "out"], timing [], scalars ["ntiles"], params ["tile"] => blind5::quad_smooth;
+        "softmax_shift_rows": "per row: e = (v - max) + 128, out = e * (1 / sum e), f32",
+            in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => blind5::softmax_shift_rows;
+        "col_sums": "sums[j] = u32 sum of column j of A (rows x cols, row-major)",
+            in ["A", "sums"], out ["sums"], timing [], scalars ["rows", "cols"], params [] => blind5::col_sums;
+        "keyed_max": "maxes[keys[i]] = max(maxes[keys[i]], vals[i]) for i < n (u32)",
+            in ["keys", "vals", "maxes"], out ["maxes"], timing [], scalars ["n"], params [] => blind5::keyed_max;
+        "bucket_fill": "counts[k] = min(cap, counts[k] + items of key k); claimed slots fill[k*cap + j] = k + 1",
+            in ["keys", "counts", "fill"], out ["counts", "fill"], timing [], scalars ["n", "cap"], params [] => blind5::bucket_fill;
+        "spmv_ellr": "y[r] = sum over k < row_len[r] of vals[k*rows + r] * x[cols[k*rows + r]] (ELLPACK-R, f32 fmaf chain)",
+            in ["row_len", "cols", "vals", "x"], out ["y"], timing [], scalars ["rows"], params [] => blind5::spmv_ellr;
         "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",
             in ["in", "out"], out ["out"], timing [], scalars ["n", "stride"], params [] => membench::strided_store;
         "walk_sum": "out[t] = u32 sum over k < len of a[(t % m)*s0 + (t / m)*s1 + k*ks], t < threads (row / column walks)",

@@ -1217,6 +1217,111 @@ fn row_l2_normalize() {
     same(t.expect("out"), &[(3.0 * inv5) as f64, (4.0 * inv5) as f64, 0.0, -1.0]);
 }
 
+// --- blind5 ------------------------------------------------------------------------------------
+
+#[test]
+fn affine_inplace() {
+    // a[i] = a[i] * 3 - 7 for the first 3, the 4th unchanged
+    let t = tiny("affine_inplace")
+        .inout("a", F32, &[1.0, -2.0, 3.5, 10.0])
+        .scalar("n", S32, 3.0)
+        .scalar("c", F32, 3.0)
+        .scalar("d", F32, -7.0);
+    same(t.expect("a"), &[-4.0, -13.0, 3.5, 10.0]);
+    // one fmaf: (1 + 2^-23)^2 - (1 + 2^-22) = 2^-46 (a rounded product would give 0)
+    let x = 1.0 + f64::powi(2.0, -23);
+    let t = tiny("affine_inplace")
+        .inout("a", F32, &[x])
+        .scalar("n", S32, 1.0)
+        .scalar("c", F32, x)
+        .scalar("d", F32, -(1.0 + f64::powi(2.0, -22)));
+    same(t.expect("a"), &[f64::powi(2.0, -46)]);
+}
+
+#[test]
+fn pair_val_add() {
+    // {key, val} pairs: val += key & 15 for the first two (the second wraps), the third unchanged
+    let t = tiny("pair_val_add")
+        .inout("kv", U32, &[17.0, 5.0, 3.0, 4_294_967_295.0, 8.0, 1.0])
+        .scalar("n", S32, 2.0)
+        .scalar("mask", U32, 15.0);
+    same(t.expect("kv"), &[17.0, 6.0, 3.0, 2.0, 8.0, 1.0]);
+}
+
+#[test]
+fn quad_smooth() {
+    // two tiles of 2: part = sums of 4 = [10 26 | 42 58]; out = l + 2s + r, ends use their own
+    let t = tiny("quad_smooth")
+        .input("in", U32, &(1..=16).map(f64::from).collect::<Vec<_>>())
+        .output("part", U32, 4)
+        .output("out", U32, 4)
+        .scalar("ntiles", S32, 2.0)
+        .params("tile = 2");
+    same(t.expect("part"), &[10.0, 26.0, 42.0, 58.0]);
+    same(t.expect("out"), &[56.0, 88.0, 184.0, 216.0]);
+}
+
+#[test]
+fn softmax_shift_rows() {
+    // row [1 3]: max 3, e = [126 128], sum 254; row [-2 -2]: e = [128 128], sum 256
+    let t = tiny("softmax_shift_rows")
+        .input("in", F32, &[1.0, 3.0, -2.0, -2.0])
+        .output("out", F32, 4)
+        .scalar("rows", S32, 2.0)
+        .scalar("cols", S32, 2.0);
+    let inv = 1.0f32 / 254.0;
+    same(t.expect("out"), &[f64::from(126.0 * inv), f64::from(128.0 * inv), 0.5, 0.5]);
+}
+
+#[test]
+fn col_sums() {
+    // 2 x 3 u16, column sums in u32 (the last past u16)
+    let t = tiny("col_sums")
+        .input("A", DType::U16, &[1.0, 2.0, 3.0, 4.0, 5.0, 65535.0])
+        .output("sums", U32, 3)
+        .scalar("rows", S32, 2.0)
+        .scalar("cols", S32, 3.0);
+    same(t.expect("sums"), &[5.0, 7.0, 65538.0]);
+}
+
+#[test]
+fn keyed_max() {
+    // slot 0: max(10, 7); slot 1: max(0, 5, 9); slot 2 untouched (vals[3] is past n)
+    let t = tiny("keyed_max")
+        .input("keys", U32, &[1.0, 0.0, 1.0, 2.0])
+        .input("vals", U32, &[5.0, 7.0, 9.0, 100.0])
+        .inout("maxes", U32, &[10.0, 0.0, 3.0])
+        .scalar("n", S32, 3.0);
+    same(t.expect("maxes"), &[10.0, 9.0, 3.0]);
+}
+
+#[test]
+fn bucket_fill() {
+    // cap 2: bucket 0 gets 3 items (2 claimed), bucket 1 starts at 1 and gets 2 (1 claimed)
+    let t = tiny("bucket_fill")
+        .input("keys", U32, &[0.0, 1.0, 0.0, 0.0, 1.0])
+        .inout("counts", U32, &[0.0, 1.0])
+        .output("fill", U32, 4)
+        .scalar("n", S32, 5.0)
+        .scalar("cap", U32, 2.0);
+    same(t.expect("counts"), &[2.0, 2.0]);
+    same(t.expect("fill"), &[1.0, 1.0, 0.0, 2.0]);
+}
+
+#[test]
+fn spmv_ellr() {
+    // 2 rows, width 3, column-major (entry k of row r at 2k + r); row 1 has one entry, its
+    // padding (column 9, outside x) is never read
+    let t = tiny("spmv_ellr")
+        .input("row_len", S32, &[3.0, 1.0])
+        .input("cols", S32, &[0.0, 2.0, 1.0, 9.0, 2.0, 9.0])
+        .input("vals", F32, &[1.0, 4.0, 2.0, 100.0, 3.0, 100.0])
+        .input("x", F32, &[10.0, 20.0, 30.0])
+        .output("y", F32, 2)
+        .scalar("rows", S32, 2.0);
+    same(t.expect("y"), &[140.0, 120.0]);
+}
+
 #[test]
 fn micro_chains() {
     // dfma: 1 -> 1*2 + 0.5 = 2.5 -> 5.5 (f64)
