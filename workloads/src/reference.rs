@@ -253,6 +253,29 @@ pub(crate) fn shape(msg: impl Into<String>) -> RefError {
     RefError::Shape(msg.into())
 }
 
+/// Element `i` of a column read as f32 (blind4 and blind5 references).
+pub(crate) fn f32_at(col: &Column, name: &str, i: usize) -> Result<f32, RefError> {
+    col.get(i)
+        .map(|v| v.as_f64() as f32)
+        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
+}
+
+/// Element `i` of a column as an integer.
+pub(crate) fn int_at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
+    col.get(i)
+        .map(int)
+        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
+}
+
+/// An index read from a buffer: >= 0 and below `len`.
+pub(crate) fn index_at(col: &Column, name: &str, i: usize, len: usize) -> Result<usize, RefError> {
+    let v = int_at(col, name, i)?;
+    usize::try_from(v)
+        .ok()
+        .filter(|&j| j < len)
+        .ok_or_else(|| shape(format!("`{name}[{i}]` = {v} outside 0..{len}")))
+}
+
 /// The integer in a value (floats truncate toward zero).
 pub(crate) fn int(v: Value) -> i128 {
     match v {

@@ -13,32 +13,14 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, initial, int, row_major, scalar_f32, shape, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, row_major, scalar_f32, Column, Expected, RefCtx, RefError};
 
-fn f32_at(col: &Column, name: &str, i: usize) -> Result<f32, RefError> {
-    col.get(i)
-        .map(|v| v.as_f64() as f32)
-        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
-}
 
-fn int_at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
-    col.get(i)
-        .map(int)
-        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
-}
 
 fn u32_at(col: &Column, name: &str, i: usize) -> Result<u32, RefError> {
     int_at(col, name, i).map(|v| v as u32)
 }
 
-/// An index read from a buffer: >= 0 and below `len`.
-fn index_at(col: &Column, name: &str, i: usize, len: usize) -> Result<usize, RefError> {
-    let v = int_at(col, name, i)?;
-    usize::try_from(v)
-        .ok()
-        .filter(|&j| j < len)
-        .ok_or_else(|| shape(format!("`{name}[{i}]` = {v} outside 0..{len}")))
-}
 
 fn expected(buffer: &str, values: Vec<Option<Value>>) -> Expected {
     Expected {

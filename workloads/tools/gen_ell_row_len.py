@@ -14,18 +14,10 @@ Usage: python3 workloads/tools/gen_ell_row_len.py [OUT]
 import struct
 import sys
 
+from gen_skew_row_ptr import splitmix64  # the same SplitMix64 stream as the skewed CSR rows
+
 ROWS, WIDTH, LONG, SEED = 32768, 128, 256, 919
 OUT = "workloads/suite/blind5/ell_row_len.bin"
-MASK = (1 << 64) - 1
-
-
-def splitmix64(state):
-    while True:
-        state = (state + 0x9E3779B97F4A7C15) & MASK
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        yield z ^ (z >> 31)
 
 
 def row_len():
