@@ -207,8 +207,8 @@ impl Sm {
         (sectors, l1_start)
     }
 
-    /// One transaction's L1 lookup: the sectors it hits and misses and when the hit ones are
-    /// usable (`PENDING`: their fill is outstanding).
+    /// One transaction's L1 lookup: the sectors it hits (a store: the sectors it found present)
+    /// and misses, and when the hit ones are usable (`PENDING`: their fill is outstanding).
     fn l1_lookup(&mut self, t: &Txn, cacheable: bool, write: bool, local: bool) -> (u8, u8, u64) {
         if cacheable && !write {
             let look = self.l1.access(t.line, t.sectors, false, true, PENDING);
@@ -223,6 +223,8 @@ impl Sm {
             } else if self.cfg.l1.store_allocate {
                 self.l1.write(t.line, t.sectors, t.full_sectors(), true)
             } else {
+                // No write-allocate: a present line is written through and stays.
+                self.l1.access(t.line, t.sectors, false, false, 0);
                 return (0, t.sectors, 0);
             };
             (look.hit, t.sectors, 0)
