@@ -248,6 +248,26 @@ pub(crate) fn row_major(c: &RefCtx) -> Result<(usize, usize), RefError> {
     Ok((rows, cols))
 }
 
+/// The `out` of a row-wise kernel ([`row_major`]): each `cols`-element row of `in`, its elements
+/// read by `read(column, index)`, goes to `f`, which appends that row's output elements.
+pub(crate) fn map_rows<T, U>(
+    c: &RefCtx,
+    read: impl Fn(&Column, usize) -> Result<T, RefError>,
+    mut f: impl FnMut(&[T], &mut Vec<U>),
+) -> Result<Vec<U>, RefError> {
+    let (rows, cols) = row_major(c)?;
+    let input = c.column("in")?;
+    let (mut out, mut row) = (Vec::with_capacity(rows * cols), Vec::with_capacity(cols));
+    for r in 0..rows {
+        row.clear();
+        for k in 0..cols {
+            row.push(read(&input, r * cols + k)?);
+        }
+        f(&row, &mut out);
+    }
+    Ok(out)
+}
+
 /// A shape error (inputs that do not fit the reference).
 pub(crate) fn shape(msg: impl Into<String>) -> RefError {
     RefError::Shape(msg.into())

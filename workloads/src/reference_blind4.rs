@@ -15,7 +15,7 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, row_major, scalar_f32, shape, Expected, RefCtx, RefError};
+use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, map_rows, scalar_f32, shape, Expected, RefCtx, RefError};
 
 
 
@@ -186,17 +186,15 @@ pub(crate) fn aos_field_axpy(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// squares (exact for small-integer inputs, so the lanes' order and the butterfly do not
 /// matter), then `sqrt`, the reciprocal and one product per element, each rounded to f32.
 pub(crate) fn row_l2_normalize(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rows, cols) = row_major(c)?;
-    let input = c.column("in")?;
-    let mut out = Vec::with_capacity(rows * cols);
-    for r in 0..rows {
-        let row = (0..cols)
-            .map(|k| f32_at(&input, "in", r * cols + k))
-            .collect::<Result<Vec<f32>, _>>()?;
-        let s = row.iter().fold(0.0f32, |s, &v| v.mul_add(v, s));
-        let inv = 1.0f32 / s.sqrt();
-        out.extend(row.iter().map(|&v| v * inv));
-    }
+    let out = map_rows(
+        c,
+        |col, i| f32_at(col, "in", i),
+        |row, out| {
+            let s = row.iter().fold(0.0f32, |s, &v| v.mul_add(v, s));
+            let inv = 1.0f32 / s.sqrt();
+            out.extend(row.iter().map(|&v| v * inv));
+        },
+    )?;
     Ok(vec![expected_f32("out", out)])
 }
 

@@ -13,7 +13,7 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, row_major, scalar_f32, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, map_rows, scalar_f32, Column, Expected, RefCtx, RefError};
 
 
 
@@ -112,18 +112,16 @@ pub(crate) fn quad_smooth(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 /// e (exact for small integers, whatever the order), `out = e * (1 / s)` with the reciprocal and
 /// the product each rounded to f32.
 pub(crate) fn softmax_shift_rows(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rows, cols) = row_major(c)?;
-    let input = c.column("in")?;
-    let mut out = Vec::with_capacity(rows * cols);
-    for r in 0..rows {
-        let row = (0..cols)
-            .map(|k| f32_at(&input, "in", r * cols + k))
-            .collect::<Result<Vec<f32>, _>>()?;
-        let m = row.iter().fold(-3.0e38f32, |m, &v| m.max(v));
-        let s = row.iter().fold(0.0f32, |s, &v| s + (v - m + 128.0));
-        let inv = 1.0f32 / s;
-        out.extend(row.iter().map(|&v| (v - m + 128.0) * inv));
-    }
+    let out = map_rows(
+        c,
+        |col, i| f32_at(col, "in", i),
+        |row, out| {
+            let m = row.iter().fold(-3.0e38f32, |m, &v| m.max(v));
+            let s = row.iter().fold(0.0f32, |s, &v| s + (v - m + 128.0));
+            let inv = 1.0f32 / s;
+            out.extend(row.iter().map(|&v| (v - m + 128.0) * inv));
+        },
+    )?;
     Ok(vec![expected("out", f32s(out))])
 }
 

@@ -8,14 +8,7 @@
 //! element), never as a `Vec<Value>` of the whole buffer.
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, initial, int, row_major, shape, Column, Expected, RefCtx, RefError};
-
-/// Element `i` of a column as an integer, or a shape error naming the buffer.
-fn at(col: &Column, name: &str, i: usize) -> Result<i128, RefError> {
-    col.get(i)
-        .map(int)
-        .ok_or_else(|| shape(format!("`{name}[{i}]` out of range (len {})", col.len())))
-}
+use crate::reference::{count, expect_min, initial, int_at, map_rows, shape, Expected, RefCtx, RefError};
 
 /// The expected contents of `out`.
 fn expect_out(values: Vec<Option<Value>>) -> Result<Vec<Expected>, RefError> {
@@ -44,7 +37,7 @@ pub(crate) fn strided_store(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let mut values = initial(c, "out")?;
     for i in 0..n {
         let j = i * stride;
-        let v = at(&input, "in", i)?;
+        let v = int_at(&input, "in", i)?;
         let slot = values
             .get_mut(j)
             .ok_or_else(|| shape(format!("out[{j}] out of range")))?;
@@ -74,7 +67,7 @@ pub(crate) fn walk_sum(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         let base = (t % m) * s0 + (t / m) * s1;
         let mut s = 0u32;
         for k in 0..len {
-            s = s.wrapping_add(at(&a, "a", base + k * ks)? as u32);
+            s = s.wrapping_add(int_at(&a, "a", base + k * ks)? as u32);
         }
         *slot = u32_value(s);
     }
@@ -88,9 +81,9 @@ pub(crate) fn gather(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     expect_min(c, "out", n)?;
     let mut values = initial(c, "out")?;
     for (i, slot) in values.iter_mut().enumerate().take(n) {
-        let j = at(&idx, "idx", i)?;
+        let j = int_at(&idx, "idx", i)?;
         let j = usize::try_from(j).map_err(|_| shape(format!("idx[{i}] = {j} is negative")))?;
-        *slot = Some(Value::Int(at(&input, "in", j)?));
+        *slot = Some(Value::Int(int_at(&input, "in", j)?));
     }
     expect_out(values)
 }
@@ -103,7 +96,7 @@ pub(crate) fn scatter(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let mut values = initial(c, "out")?;
     let mut written = vec![false; values.len()];
     for i in 0..n {
-        let j = at(&perm, "perm", i)?;
+        let j = int_at(&perm, "perm", i)?;
         let j = usize::try_from(j)
             .ok()
             .filter(|&j| j < values.len())
@@ -111,7 +104,7 @@ pub(crate) fn scatter(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         if std::mem::replace(&mut written[j], true) {
             return Err(shape(format!("perm repeats target {j}: not a permutation")));
         }
-        values[j] = Some(Value::Int(at(&input, "in", i)?));
+        values[j] = Some(Value::Int(int_at(&input, "in", i)?));
     }
     expect_out(values)
 }
@@ -133,7 +126,7 @@ pub(crate) fn atomic_ticket(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let mut out = initial(c, "out")?;
     for (b, counter) in counters.iter_mut().enumerate().take(nbins) {
         let count = n / nbins + usize::from(b < n % nbins);
-        let c0 = at(&start, "counters", b)? as u32;
+        let c0 = int_at(&start, "counters", b)? as u32;
         *counter = u32_value(c0.wrapping_add(count as u32));
         for k in 0..count as u32 {
             let j = b + c0.wrapping_add(k) as usize * nbins;
@@ -166,7 +159,7 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     for (t, slot) in values.iter_mut().enumerate().take(threads) {
         let mut s = 0u32;
         for l in (t..lines).step_by(threads) {
-            s = s.wrapping_add(at(&buf, "buf", l * stride)? as u32);
+            s = s.wrapping_add(int_at(&buf, "buf", l * stride)? as u32);
         }
         *slot = u32_value(s.wrapping_mul(reps as u32));
     }
@@ -175,13 +168,13 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
 
 /// `out = in ^ m` per `cols`-element row, `m` the row's largest u32.
 pub(crate) fn row_xor_max(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
-    let (rows, cols) = row_major(c)?;
-    let input = c.column("in")?;
-    let mut out = Vec::with_capacity(rows * cols);
-    for r in 0..rows {
-        let row = (0..cols).map(|k| at(&input, "in", r * cols + k).map(|v| v as u32)).collect::<Result<Vec<u32>, _>>()?;
-        let m = row.iter().copied().max().unwrap_or(0);
-        out.extend(row.iter().map(|&v| u32_value(v ^ m)));
-    }
+    let out = map_rows(
+        c,
+        |col, i| int_at(col, "in", i).map(|v| v as u32),
+        |row, out| {
+            let m = row.iter().copied().max().unwrap_or(0);
+            out.extend(row.iter().map(|&v| u32_value(v ^ m)));
+        },
+    )?;
     expect_out(out)
 }

@@ -218,16 +218,14 @@ impl Sm {
             // bytes a store writes (`l1.store_allocate`): a partly written sector is fetched by
             // the read that needs it. `hit`: the sectors that were present, partly written ones
             // too (ncu counts such a store as a hit); the store waits for none of them.
-            let look = if local {
-                self.l1.access(t.line, t.sectors, true, true, 0)
-            } else if self.cfg.l1.store_allocate {
-                self.l1.write(t.line, t.sectors, t.full_sectors(), true)
-            } else {
+            if !local && !self.cfg.l1.store_allocate {
                 // No write-allocate: a present line is written through and stays.
                 self.l1.access(t.line, t.sectors, false, false, 0);
                 return (0, t.sectors, 0);
-            };
-            (look.hit, t.sectors, 0)
+            }
+            // Local stores write whole sectors (the lanes' words are interleaved).
+            let full = if local { t.sectors } else { t.full_sectors() };
+            (self.l1.write(t.line, t.sectors, full, true).hit, t.sectors, 0)
         } else {
             (0, t.sectors, 0)
         }
