@@ -219,9 +219,13 @@ pub struct L2 {
     pub size_kib: u32,
     /// Slices (count); addresses are hashed across them.
     pub slices: u32,
-    /// Runs of every slice one placement block of consecutive lines fills evenly (count; 1:
-    /// consecutive lines on distinct slices, more: a few hot lines share slices as under a hash).
+    /// Runs of every slice one placement block of consecutive units (lines, or the groups of
+    /// lines `slice_shared_line_bits` makes) fills evenly (count; 1: every block of `slices`
+    /// units a permutation of the slices; more: nearby units may share slices).
     pub placement_runs: u32,
+    /// Bits of the line number that do not select the slice: lines differing only in them
+    /// share one (mask; 0: every line is placed on its own).
+    pub slice_shared_line_bits: u32,
     pub assoc: u32,
     /// Ways of each set that may hold lines with partially written sectors; a partial write
     /// beyond them writes back the set's least recently used partial line (ways; `assoc`: no
@@ -242,18 +246,19 @@ pub struct L2 {
     pub requests_per_cycle_per_slice: f64,
     /// DRAM reads in flight per slice; a further miss waits for the earliest to return (count).
     pub mshrs_per_slice: u32,
-    /// Atomic operations on one address per cycle per slice: same-address updates serialize
-    /// at this rate (count).
+    /// Sector lookups that update part of a sector (one address's lanes, scattered words) the
+    /// slice's atomic unit applies per cycle (count).
     pub atomics_per_cycle_per_slice: f64,
-    /// Least cycles between two atomic requests to one line (its read-modify-write), whatever
-    /// their words; other lines of the slice proceed meanwhile (cycles).
+    /// Least cycles between two returning atomic requests (rounds) to one line: the next waits
+    /// for the old value; other lines of the slice proceed meanwhile (cycles).
     pub atomic_request_cycles: f64,
-    /// Further cycles an atomic request (round) holds its line when it writes only part of a
-    /// sector: the read-modify-write merges bytes (cycles).
+    /// Further cycles a returning atomic holds its line per sector it writes only in part: the
+    /// read-modify-write merges bytes (cycles).
     pub atomic_partial_cycles: f64,
-    /// Least cycles each atomic request (round) occupies its home slice's atomic unit, whatever
-    /// its line: lines sharing a slice overlap only this far (cycles).
-    pub atomic_slice_cycles: f64,
+    /// Cycles the slice's atomic unit spends on a sector lookup that updates every byte of the
+    /// sector (a warp's coalesced words); lookups that update part of one go at
+    /// `atomics_per_cycle_per_slice` (cycles).
+    pub atomic_sector_cycles: f64,
     /// L2 read sectors every launch costs apart from the kernel's own accesses and its code
     /// (the launch's constant banks and front-end reads; all hits; sectors, counters only).
     pub launch_read_sectors: u32,

@@ -1,13 +1,19 @@
 //! The L2 cache and everything behind it: crossbar, slices, partitions, DRAM.
 //!
-//! Lines are homed on one slice by an address hash that is even per block of
-//! `slices × l2.placement_runs` consecutive lines: a fixed permutation spreads the block's lines
+//! Lines are homed on one slice by an address hash measured on the H200
+//! (`validate/data/h200/l2hash`): the line bits of `l2.slice_shared_line_bits` do not select the
+//! slice (there lines k, k+1, k+4, k+5 share one, so 1 KiB of lines lives on 2 slices), and the
+//! units the other bits number are spread by a hash that is even per block of
+//! `slices × l2.placement_runs` consecutive units: a fixed permutation spreads the block's units
 //! over its `placement_runs` runs of every slice (rotated per block), and a slice stores a line
 //! by its run number. A contiguous footprint so fills slices and sets evenly (the 40 MiB
 //! capacity sweep of `validate/data/h200/membench` hits 95% from its second pass, which a random
-//! placement cannot reach: with 20 ways the sets overflow), while a few hot lines share slices
-//! as under a hash (`red_lines_96/192/768` of `validate/data/h200/membench/2026-12-01-lines.json`
-//! within +5%, where one line per slice left `red_lines_192` 24% fast).
+//! placement cannot reach: with 20 ways the sets overflow), while nearby units take distinct
+//! slices as on the H200 (32 aligned consecutive quads always 32 slices, 128 of them all).
+//!
+//! Atomics are applied at the line's home by the slice's atomic unit, one sector lookup after
+//! another (faster for lookups that update whole sectors); a returning atomic also holds its
+//! line until its old value is out, a reduction does not.
 //!
 //! Each slice is a queue with a sector throughput in front of a sectored tag store (write-back,
 //! write-allocate with byte-masked partial sectors). With two partitions (Ampere, Hopper), a
@@ -57,8 +63,8 @@ pub struct MemReq {
     /// updates every word with more than k lanes on it), and the distinct addresses.
     pub ops: u16,
     pub words: u16,
-    /// Atomics: sector lookups summed over the rounds, and the rounds that update only part of
-    /// some sector (their read-modify-write merges bytes).
+    /// Atomics: sector lookups summed over the rounds, and those of them that update only part
+    /// of their sector (their read-modify-write merges bytes).
     pub lookups: u16,
     pub partial: u16,
     /// An atomic whose old value nothing reads: ptxas makes it a reduction (`RED`), which ncu
@@ -74,7 +80,7 @@ pub struct AtomShape {
     pub words: u16,
     /// Sector lookups over all rounds.
     pub lookups: u16,
-    /// Rounds that write only part of some sector they touch.
+    /// Lookups that write only part of their sector.
     pub partial: u16,
 }
 
@@ -89,7 +95,7 @@ impl AtomShape {
                 bytes[(a % 128 / 32) as usize] += size;
             }
             lookups += bytes.iter().filter(|&&b| b > 0).count() as u16;
-            partial += u16::from(bytes.iter().any(|&b| b > 0 && b < 32));
+            partial += bytes.iter().filter(|&&b| b > 0 && b < 32).count() as u16;
         }
         AtomShape { rounds, words, lookups, partial }
     }
@@ -152,9 +158,50 @@ fn permutation(n: usize) -> Vec<u32> {
     p
 }
 
+/// The bits of a line number that do not select its slice (`l2.slice_shared_line_bits`): the
+/// lines that differ only in them share one slice. A line number splits into its unit (the
+/// other bits, squeezed together: what the placement spreads) and its low part (those bits).
+#[derive(Debug, Clone, Copy)]
+struct SharedBits {
+    mask: u64,
+    bits: u32,
+}
+
+impl SharedBits {
+    fn new(mask: u32) -> SharedBits {
+        SharedBits { mask: u64::from(mask), bits: mask.count_ones() }
+    }
+
+    /// (unit, low part) of line number `l`.
+    fn split(self, l: u64) -> (u64, u64) {
+        let (mut unit, mut low, mut m, mut k) = (l, 0, self.mask, 0);
+        while m != 0 {
+            let b = 63 - m.leading_zeros();
+            low |= (l >> b & 1) << (self.bits - 1 - k);
+            unit = (unit >> (b + 1) << b) | (unit & ((1 << b) - 1));
+            m &= !(1 << b);
+            k += 1;
+        }
+        (unit, low)
+    }
+
+    /// The line number of `unit` and `low` (inverse of `split`).
+    fn join(self, unit: u64, low: u64) -> u64 {
+        let (mut l, mut m, mut k) = (unit, self.mask, 0);
+        while m != 0 {
+            let b = m.trailing_zeros();
+            l = (l >> b << (b + 1)) | (low >> k & 1) << b | (l & ((1 << b) - 1));
+            m &= m - 1;
+            k += 1;
+        }
+        l
+    }
+}
+
 pub struct MemSys {
     slices: Vec<Slice>,
     partitions: u32,
+    shared: SharedBits,
     /// Runs per slice in one placement block (`l2.placement_runs`), the block's slot of each
     /// of its lines (`place`: slot / slices is the run, slot % slices the slice before the
     /// block's rotation) and the inverse (`unplace`).
@@ -166,8 +213,8 @@ pub struct MemSys {
     atomics_per_cycle: f64,
     atomic_request_cycles: f64,
     atomic_partial_cycles: f64,
-    atomic_slice_cycles: f64,
-    /// Per line updated by atomics: the cycle its read-modify-write unit is free again.
+    atomic_sector_cycles: f64,
+    /// Per line updated by returning atomics: the cycle its read-modify-write unit is free again.
     line_atomic_free: HashMap<u64, f64>,
     hit_latency: u64,
     far_extra: u64,
@@ -217,6 +264,7 @@ impl MemSys {
         MemSys {
             slices: (0..slices).map(|_| Slice { tags: tags(), free: 0.0, atomic_free: 0.0, misses: BinaryHeap::new() }).collect(),
             partitions,
+            shared: SharedBits::new(l2.slice_shared_line_bits),
             runs: u64::from(runs),
             place,
             unplace,
@@ -225,7 +273,7 @@ impl MemSys {
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
             atomic_request_cycles: l2.atomic_request_cycles.max(0.0),
             atomic_partial_cycles: l2.atomic_partial_cycles.max(0.0),
-            atomic_slice_cycles: l2.atomic_slice_cycles.max(0.0),
+            atomic_sector_cycles: l2.atomic_sector_cycles.max(0.0),
             line_atomic_free: HashMap::new(),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
@@ -253,12 +301,12 @@ impl MemSys {
     }
 
     fn home(&self, line: u64) -> Home {
-        let l = line / LINE;
+        let (unit, low) = self.shared.split(line / LINE);
         let n = self.slices.len() as u64;
         let per_block = n * self.runs;
-        let block = l / per_block;
-        let slot = u64::from(self.place[(l % per_block) as usize]);
-        let run = block * self.runs + slot / n;
+        let block = unit / per_block;
+        let slot = u64::from(self.place[(unit % per_block) as usize]);
+        let run = (block * self.runs + slot / n) << self.shared.bits | low;
         let slice = (slot % n + mix(block) % n) % n;
         Home { partition: (slice % self.partitions as u64) as u32, idx: (slice / self.partitions as u64) as u32, run }
     }
@@ -275,10 +323,11 @@ impl MemSys {
     fn line_of(&self, slice: usize, key: u64) -> u64 {
         let n = self.slices.len() as u64;
         let run = (key & ((1 << PARTITION_SHIFT) - 1)) / LINE;
+        let (low, run) = (run & ((1 << self.shared.bits) - 1), run >> self.shared.bits);
         let home = self.slice_index((key >> PARTITION_SHIFT) as u32, slice as u32 / self.partitions) as u64;
         let block = run / self.runs;
         let slot = run % self.runs * n + (home + n - mix(block) % n) % n;
-        (block * n * self.runs + u64::from(self.unplace[slot as usize])) * LINE
+        self.shared.join(block * n * self.runs + u64::from(self.unplace[slot as usize]), low) * LINE
     }
 
     /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
@@ -289,29 +338,30 @@ impl MemSys {
         start.ceil() as u64
     }
 
-    /// Cycles an atomic request occupies its home slice's atomic unit: its same-address lanes
-    /// one after another, and every request (round) at least `atomic_slice_cycles`.
+    /// Cycles an atomic request occupies its home slice's atomic unit: one sector lookup after
+    /// another, rounds included, each `atomic_sector_cycles` when it updates whole sectors and
+    /// `1 / atomics_per_cycle_per_slice` when it merges words into part of one (one address's
+    /// lanes, random keys). H200: 1.4 cycles per lookup for random keys over 2 to 32 lines
+    /// (membench red_keyed_64..1024 with the measured slice map), 1.2 for whole sectors (red_32).
     fn atomic_busy(&self, r: &MemReq) -> f64 {
-        self.atomic_serial(r).max(f64::from(atomic_requests(r)) * self.atomic_slice_cycles)
+        let lookups = r.lookups.max(1);
+        let partial = r.partial.min(lookups);
+        f64::from(partial) / self.atomics_per_cycle + f64::from(lookups - partial) * self.atomic_sector_cycles
     }
 
-    /// An atomic's lanes on one address, applied one after another at the same-address rate;
-    /// the words of one round are updated together. (Returning atomics on distinct words are slower on the H200 —
-    /// membench atom_ret_4096 is 46% slower than this — but applying their lanes one at a time
-    /// overshoots threefold there and fourfold on the CAS loops; not modelled.)
-    fn atomic_serial(&self, r: &MemReq) -> f64 {
-        r.ops as f64 / self.atomics_per_cycle
-    }
-
-    /// Cycles an atomic request holds its line's read-modify-write unit. Lanes on one address
-    /// chain inside the request at the same-address rate; otherwise each round is a request of
-    /// its own (ncu's `lts__t_requests` counts one per round), each at least
-    /// `atomic_request_cycles`, and a round that updates part of a sector merges its bytes
-    /// (`atomic_partial_cycles`).
+    /// Cycles a returning atomic (`ATOM`, `CAS`) holds its line: the next one to the line waits
+    /// for its old value. Lanes on one address chain inside the request at the same-address
+    /// rate; otherwise each round is a request of its own (ncu's `lts__t_requests` counts one
+    /// per round), each at least `atomic_request_cycles`, and each sector it updates in part
+    /// merges bytes (`atomic_partial_cycles`). A reduction (`RED`) returns nothing and holds
+    /// nothing: the slice's atomic unit alone orders it.
     fn atomic_hold(&self, r: &MemReq) -> f64 {
+        if r.red {
+            return 0.0;
+        }
         let (arc, pc) = (self.atomic_request_cycles, self.atomic_partial_cycles);
         if r.words <= 1 {
-            self.atomic_serial(r).max(arc + if r.partial > 0 { pc } else { 0.0 })
+            (f64::from(r.ops) / self.atomics_per_cycle).max(arc + if r.partial > 0 { pc } else { 0.0 })
         } else {
             f64::from(atomic_requests(r)) * arc + f64::from(r.partial) * pc
         }
@@ -497,43 +547,72 @@ mod tests {
         let line: Vec<(u64, u16)> = (0..32).map(|w| (w * 4, 1)).collect();
         assert_eq!(AtomShape::of(line.iter().copied(), 4), AtomShape { rounds: 1, words: 32, lookups: 4, partial: 0 });
         // Words 0 (3 lanes), 1 (1 lane) and 40 (2 lanes): round 0 touches sectors 0 and 1,
-        // round 1 both again (words 0 and 40), round 2 sector 0 only; every round partial.
+        // round 1 both again (words 0 and 40), round 2 sector 0 only; every lookup partial.
         let mixed = [(0u64, 3u16), (4, 1), (160, 2)];
-        assert_eq!(AtomShape::of(mixed.iter().copied(), 4), AtomShape { rounds: 3, words: 3, lookups: 5, partial: 3 });
+        assert_eq!(AtomShape::of(mixed.iter().copied(), 4), AtomShape { rounds: 3, words: 3, lookups: 5, partial: 5 });
+        // 16 words in sectors 0 and 1, 2 in sector 3: two whole lookups, one partial.
+        let some: Vec<(u64, u16)> = (0..16).chain([24, 25]).map(|w| (w * 4, 1)).collect();
+        assert_eq!(AtomShape::of(some.iter().copied(), 4), AtomShape { rounds: 1, words: 18, lookups: 3, partial: 1 });
         // 8-byte atomics fill a sector with four words.
         let u64s: Vec<(u64, u16)> = (0..4).map(|w| (w * 8, 1)).collect();
         assert_eq!(AtomShape::of(u64s.iter().copied(), 8).partial, 0);
     }
 
+    /// The last completion of `n` atomic requests like `req` sent at cycle 10 000 to a line
+    /// already in the L2, from SM 0.
+    fn flood(cfg: &ArchConfig, req: MemReq, n: usize) -> u64 {
+        let mut m = MemSys::new(cfg);
+        m.access(&MemReq { t: 0, ..req });
+        (0..n).map(|_| m.access(&MemReq { t: 10_000, ..req })).max().unwrap()
+    }
+
+    fn atom(red: bool, lookups: u16, partial: u16) -> MemReq {
+        let (words, sectors) = if partial == 0 { (32, 0xF) } else { (1, 0x1) };
+        MemReq { t: 0, sm: 0, line: 0, sectors, full: 0, kind: ReqKind::Atomic, ops: 1, words, lookups, partial, red }
+    }
+
     #[test]
-    fn partial_rounds_hold_the_line_longer() {
+    fn partial_lookups_hold_a_returning_atomics_line_longer() {
         let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
-        let red = |t| MemReq { t, sm: 0, line: 0, sectors: 1, full: 0, kind: ReqKind::Atomic, ops: 1, words: 1, lookups: 1, partial: 1, red: true };
-        // n one-word RED requests from SM 0 to one line already in the L2, all sent at cycle 10 000.
-        let run = |cfg: &ArchConfig, n: usize| {
-            let mut m = MemSys::new(cfg);
-            m.access(&red(0));
-            (0..n).map(|_| m.access(&red(10_000))).max().unwrap()
-        };
-        // Set here, so the calibrated preset values do not move the test.
+        // Set here, so the calibrated preset values do not move the test; the slice's atomic
+        // unit fast enough not to matter.
+        cfg.l2.atomics_per_cycle_per_slice = 100.0;
         cfg.l2.atomic_request_cycles = 4.0;
         cfg.l2.atomic_partial_cycles = 0.0;
-        let whole = run(&cfg, 64);
+        let whole = flood(&cfg, atom(false, 1, 1), 64);
         cfg.l2.atomic_partial_cycles = 2.5;
-        let (one, partial) = (run(&cfg, 1), run(&cfg, 64));
+        let (one, partial) = (flood(&cfg, atom(false, 1, 1), 1), flood(&cfg, atom(false, 1, 1), 64));
         // The last of 64 waits for 63 holds of 4 + 2.5 cycles each, 2.5 more each than whole ones.
         assert!(partial >= one + 409, "{one} -> {partial}");
         assert!(partial >= whole + 157, "{whole} -> {partial}");
+        // A reduction holds nothing: only the slice's tag pipeline and atomic unit order it.
+        let red = flood(&cfg, atom(true, 1, 1), 64);
+        assert!(red + 100 < whole, "{red} vs {whole}");
+    }
+
+    #[test]
+    fn the_slice_atomic_unit_takes_each_lookup_at_its_rate() {
+        let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
+        cfg.l2.atomics_per_cycle_per_slice = 0.5;
+        cfg.l2.atomic_sector_cycles = 1.0;
+        cfg.l2.requests_per_cycle_per_slice = 100.0;
+        cfg.l2.sectors_per_cycle_per_slice = 100.0;
+        let one = flood(&cfg, atom(true, 4, 0), 1);
+        // 100 REDs of four whole sectors: 4 cycles each; of four partial ones: 8 each.
+        let whole = flood(&cfg, atom(true, 4, 0), 101) - one;
+        let partial = flood(&cfg, atom(true, 4, 4), 101) - one;
+        assert!((399..=401).contains(&whole), "{whole}");
+        assert!((799..=801).contains(&partial), "{partial}");
     }
 
     #[test]
     fn placement_is_invertible_and_even_per_block() {
         let m = memsys("hopper-h200");
         let n = m.slices.len();
-        let block = n * m.runs as usize;
-        let mut per_slice = vec![0u32; n];
-        let first = 3 * block as u64;
-        for l in first..first + 2 * block as u64 {
+        let quad = 1u64 << m.shared.bits;
+        let block = n as u64 * m.runs * quad;
+        let mut per_slice = vec![0u64; n];
+        for l in 3 * block..5 * block {
             let line = l * LINE;
             let h = m.home(line);
             let s = m.slice_index(h.partition, h.idx);
@@ -543,31 +622,41 @@ mod tests {
             let near = m.slice_index(1 - h.partition, h.idx);
             assert_eq!(m.line_of(near, MemSys::key(h)), line);
         }
-        assert!(per_slice.iter().all(|&c| c == 2 * m.runs as u32), "{per_slice:?}");
+        assert!(per_slice.iter().all(|&c| c == 2 * m.runs * quad), "{per_slice:?}");
     }
 
     #[test]
-    fn a_few_hot_lines_share_slices_as_a_hash_puts_them() {
-        // 96 consecutive lines over 96 slices: a rotation would give each its own slice; a
-        // hash puts some together (a random map leaves about 1/e of the slices empty).
+    fn lines_share_slices_in_quads_as_the_h200_hash_puts_them() {
+        // validate/data/h200/l2hash: lines k, k+1, k+4, k+5 (k = 8j or 8j + 2) share a slice,
+        // 32 aligned consecutive quads take 32 distinct slices, 128 of them all 94 seen.
         let m = memsys("hopper-h200");
-        let n = m.slices.len();
-        let mut per_slice = vec![0u32; n];
-        for l in 0..n as u64 {
+        let slice = |l: u64| {
             let h = m.home(l * LINE);
-            per_slice[m.slice_index(h.partition, h.idx)] += 1;
+            m.slice_index(h.partition, h.idx)
+        };
+        for k in (0..4096u64).map(|j| 8 * j + 2 * (j % 2)) {
+            assert!([1, 4, 5].iter().all(|d| slice(k + d) == slice(k)), "quad at line {k}");
+            assert_ne!(slice(k), slice(k ^ 2), "lines {k} and {}", k ^ 2);
         }
-        let empty = per_slice.iter().filter(|&&c| c == 0).count();
-        assert!(empty > n / 5 && empty < n / 2, "{empty} of {n} slices empty: {per_slice:?}");
-        // With one run per block the lines are spread one per slice.
-        let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.placement_runs", "1")]).expect("config");
-        let one = MemSys::new(&cfg);
-        let mut seen = vec![false; n];
-        for l in 0..n as u64 {
-            let h = one.home(l * LINE);
-            seen[one.slice_index(h.partition, h.idx)] = true;
+        let n = m.slices.len() as u64;
+        let quads = |first: u64, count: u64| (first..first + count).map(|q| slice(q / 2 * 8 + q % 2 * 2)).collect::<std::collections::HashSet<_>>().len() as u64;
+        assert!((0..64).all(|w| quads(w * n, 32) == 32));
+        assert!((0..64).all(|w| quads(w * n, n) == n));
+        // Without shared bits every line is placed on its own.
+        let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.slice_shared_line_bits", "0")]).expect("config");
+        let own = MemSys::new(&cfg);
+        let seen: std::collections::HashSet<_> = (0..n).map(|l| own.home(l * LINE)).map(|h| own.slice_index(h.partition, h.idx)).collect();
+        assert_eq!(seen.len() as u64, n);
+    }
+
+    #[test]
+    fn shared_bits_split_and_join() {
+        let b = SharedBits::new(0b101);
+        assert_eq!(b.split(0b1101_0110), (0b11_0101, 0b10));
+        for l in 0..4096 {
+            let (u, low) = b.split(l);
+            assert_eq!(b.join(u, low), l);
         }
-        assert!(seen.iter().all(|&s| s));
     }
 
     fn read(m: &mut MemSys, t: u64, sm: u32, line: u64, sectors: u8) -> u64 {

@@ -92,7 +92,7 @@ pub const KNOBS: [Knob; 13] = [
     Knob { key: "dram.latency", lo: 500.0, hi: 2000.0, workloads: &["chase_dram"] },
     Knob { key: "dram.bandwidth_gbs", lo: 200.0, hi: 10000.0, workloads: &["stream_copy_vec4"] },
     Knob { key: "l2.atomics_per_cycle_per_slice", lo: 0.02, hi: 8.0, workloads: &["atomic_global_1"] },
-    Knob { key: "l2.atomic_request_cycles", lo: 0.25, hi: 64.0, workloads: &["atomic_global_32"] },
+    Knob { key: "l2.atomic_sector_cycles", lo: 0.05, hi: 16.0, workloads: &["atomic_global_32"] },
     Knob { key: "misc.dsmem_latency", lo: 20.0, hi: 2000.0, workloads: &["dsmem_latency"] },
     Knob { key: "misc.mbarrier_latency", lo: 1.0, hi: 400.0, workloads: &["mbarrier_trywait"] },
     Knob { key: "misc.tma_latency", lo: 1.0, hi: 2000.0, workloads: &["tma_latency"] },
