@@ -566,9 +566,11 @@ mod tests {
         (0..n).map(|_| m.access(&MemReq { t: 10_000, ..req })).max().unwrap()
     }
 
+    /// An atomic request of `lookups` sector lookups: whole ones are a warp's 32 words of the
+    /// line (one round), partial ones as many lanes on word 0 (a round each).
     fn atom(red: bool, lookups: u16, partial: u16) -> MemReq {
-        let (words, sectors) = if partial == 0 { (32, 0xF) } else { (1, 0x1) };
-        MemReq { t: 0, sm: 0, line: 0, sectors, full: 0, kind: ReqKind::Atomic, ops: 1, words, lookups, partial, red }
+        let (ops, words, sectors) = if partial == 0 { (1, 32, 0xF) } else { (lookups, 1, 0x1) };
+        MemReq { t: 0, sm: 0, line: 0, sectors, full: 0, kind: ReqKind::Atomic, ops, words, lookups, partial, red }
     }
 
     #[test]
