@@ -242,6 +242,8 @@ pub struct L2 {
     pub partitions: u32,
     /// Sectors each slice serves per cycle (count).
     pub sectors_per_cycle_per_slice: f64,
+    /// Sectors of writes (stores, write-backs from L1) each slice absorbs per cycle (count).
+    pub write_sectors_per_cycle_per_slice: f64,
     /// Requests (tag lookups) each slice serves per cycle, whatever their sectors (count).
     pub requests_per_cycle_per_slice: f64,
     /// DRAM reads in flight per slice; a further miss waits for the earliest to return (count).
@@ -282,6 +284,11 @@ pub struct Dram {
     pub latency: u32,
     /// Extra cycles for a row miss (precharge + activate) (cycles).
     pub row_miss_penalty: u32,
+    /// Further latency of every access when the memory moves data at its full bandwidth; it grows
+    /// in proportion to the recent bandwidth use (cycles).
+    pub loaded_latency: u32,
+    /// Time constant of the recent bandwidth use that `loaded_latency` scales with (cycles).
+    pub load_window: u32,
     /// Bytes of the aligned block one access moves: a transfer of fewer sectors still occupies
     /// the channel for the whole block (bytes).
     pub burst_bytes: u32,

@@ -6,7 +6,10 @@
 //! 32-byte sector costs a whole burst where bursts are longer, though only its 32 bytes count in
 //! `dram__bytes_*`), and completes after the configured latency plus a row-miss penalty when its
 //! bank had another row open. Lines are interleaved across channels by a hash of the line
-//! address.
+//! address. Under load every access takes longer still, before any channel saturates: the
+//! latency grows by `loaded_latency` times the recent use of the whole device's bandwidth (bytes
+//! moved, averaged with the time constant `load_window`, over the bandwidth): the queues of the
+//! controllers and the crossbar that the channel queues alone do not show.
 
 use crate::coalescer::SECTOR;
 use crate::config::Dram as DramCfg;
@@ -24,6 +27,13 @@ pub struct Dram {
     /// Sector masks of the aligned bursts of a line (`burst_bytes / 32` sectors each).
     bursts: Vec<u8>,
     burst_bytes: f64,
+    /// Bytes per SM cycle of the whole device.
+    total_bytes_per_cycle: f64,
+    loaded_latency: f64,
+    load_window: f64,
+    /// Recent bytes per cycle (moving average over `load_window`) and the cycle it was last updated.
+    recent: f64,
+    recent_t: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub row_hits: u64,
@@ -53,6 +63,11 @@ impl Dram {
                 (0..4 / per).map(|k| (((1u32 << per) - 1) << (k * per)) as u8).collect()
             },
             burst_bytes: f64::from(cfg.burst_bytes.max(SECTOR as u32)),
+            total_bytes_per_cycle: total,
+            loaded_latency: f64::from(cfg.loaded_latency),
+            load_window: f64::from(cfg.load_window.max(1)),
+            recent: 0.0,
+            recent_t: 0,
             bytes_read: 0,
             bytes_written: 0,
             row_hits: 0,
@@ -81,13 +96,28 @@ impl Dram {
             self.row_miss_penalty
         };
         let start = self.channel_free[ch].max(t as f64);
-        self.channel_free[ch] = start + bursts as f64 * self.burst_bytes / self.bytes_per_cycle;
+        let moved = bursts as f64 * self.burst_bytes;
+        self.channel_free[ch] = start + moved / self.bytes_per_cycle;
+        let load = self.load(t, moved);
         if write {
             self.bytes_written += bytes as u64;
         } else {
             self.bytes_read += bytes as u64;
         }
-        start.ceil() as u64 + self.latency + penalty
+        start.ceil() as u64 + self.latency + penalty + load
+    }
+
+    /// Adds `moved` bytes at cycle `t` to the recent use; returns the latency that use adds.
+    fn load(&mut self, t: u64, moved: f64) -> u64 {
+        if self.loaded_latency == 0.0 {
+            return 0;
+        }
+        if t > self.recent_t {
+            self.recent *= (-((t - self.recent_t) as f64) / self.load_window).exp();
+            self.recent_t = t;
+        }
+        self.recent += moved / self.load_window;
+        (self.loaded_latency * (self.recent / self.total_bytes_per_cycle).min(1.0)).round() as u64
     }
 }
 
@@ -96,7 +126,7 @@ mod tests {
     use super::*;
 
     fn cfg() -> DramCfg {
-        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20, burst_bytes: 32 }
+        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20, burst_bytes: 32, loaded_latency: 0, load_window: 1000 }
     }
 
     #[test]
@@ -121,6 +151,25 @@ mod tests {
         }
         // 128 000 bytes at 128 B/cycle ≈ 1000 cycles plus latency.
         assert!((1000..1300).contains(&last), "{last}");
+    }
+
+    #[test]
+    fn latency_grows_with_recent_use() {
+        // 128 B/cycle in all, a 1000-cycle window, 200 cycles more at full use. Idle, an access
+        // costs the plain latency. Moving 64 B per cycle (half the bandwidth), the use after
+        // 1000 cycles is 0.5 × (1 - 1/e) and adds 63; long after, 0.5 adds 100.
+        let loaded = DramCfg { loaded_latency: 200, row_miss_penalty: 0, ..cfg() };
+        let mut d = Dram::new(&loaded, 1000.0);
+        assert_eq!(d.access(0, 0, 0b1111, false), 100);
+        let mut d = Dram::new(&loaded, 1000.0);
+        let mut run = |d: &mut Dram, from: u64, to: u64| (from..to).step_by(2).map(|t| d.load(t, 128.0)).last().unwrap();
+        assert_eq!(run(&mut d, 0, 1000), 63);
+        assert_eq!(run(&mut d, 1000, 20_000), 100);
+        // An idle spell lets it decay: 1000 cycles later a single access adds 100/e.
+        assert_eq!(d.load(21_000, 0.0), 37);
+        // Off (0), nothing is added whatever the use.
+        let mut d = Dram::new(&DramCfg { row_miss_penalty: 0, ..cfg() }, 1000.0);
+        assert_eq!(run(&mut d, 0, 20_000), 0);
     }
 
     #[test]

@@ -209,6 +209,7 @@ pub struct MemSys {
     place: Vec<u32>,
     unplace: Vec<u32>,
     sectors_per_cycle: f64,
+    write_sectors_per_cycle: f64,
     requests_per_cycle: f64,
     atomics_per_cycle: f64,
     atomic_request_cycles: f64,
@@ -269,6 +270,7 @@ impl MemSys {
             place,
             unplace,
             sectors_per_cycle: l2.sectors_per_cycle_per_slice.max(1e-3),
+            write_sectors_per_cycle: l2.write_sectors_per_cycle_per_slice.max(1e-3),
             requests_per_cycle: l2.requests_per_cycle_per_slice.max(1e-3),
             atomics_per_cycle: l2.atomics_per_cycle_per_slice.max(1e-3),
             atomic_request_cycles: l2.atomic_request_cycles.max(0.0),
@@ -372,6 +374,15 @@ impl MemSys {
         (sectors.count_ones() as f64 / self.sectors_per_cycle).max(1.0 / self.requests_per_cycle)
     }
 
+    /// Cycles a slice spends taking in a request of kind `kind`: stores at the write rate, reads
+    /// and atomics at the read rate.
+    fn lookup_cycles(&self, kind: ReqKind, sectors: u8) -> f64 {
+        match kind {
+            ReqKind::Write => (sectors.count_ones() as f64 / self.write_sectors_per_cycle).max(1.0 / self.requests_per_cycle),
+            ReqKind::Read | ReqKind::Atomic => self.sector_cycles(sectors),
+        }
+    }
+
     /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
     fn writeback(&mut self, slice: usize, t: u64, evicted: Option<Evicted>) {
         if let Some(e) = evicted {
@@ -432,9 +443,9 @@ impl MemSys {
                     self.slices[near].tags.invalidate(key);
                     self.count(r);
                     self.stats.sector_hits += lookups;
-                    t = self.queue(near, t, self.sector_cycles(r.sectors));
+                    t = self.queue(near, t, self.lookup_cycles(r.kind, r.sectors));
                 }
-                let mut start = self.queue(home, t, self.sector_cycles(r.sectors));
+                let mut start = self.queue(home, t, self.lookup_cycles(r.kind, r.sectors));
                 let far = if far { self.far_extra } else { 0 };
                 if r.kind == ReqKind::Atomic {
                     let busy = self.atomic_busy(r);
@@ -571,6 +582,23 @@ mod tests {
     fn atom(red: bool, lookups: u16, partial: u16) -> MemReq {
         let (ops, words, sectors) = if partial == 0 { (1, 32, 0xF) } else { (lookups, 1, 0x1) };
         MemReq { t: 0, sm: 0, line: 0, sectors, full: 0, kind: ReqKind::Atomic, ops, words, lookups, partial, red }
+    }
+
+    #[test]
+    fn stores_take_the_write_rate_and_loads_the_read_rate() {
+        // One line flooded from SM 0: whole-line stores queue at 4 / write rate cycles each
+        // (twice over where the home is far: the near slice passes them on), reads at
+        // 4 / read rate; the request rate high enough not to bind.
+        let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
+        cfg.l2.requests_per_cycle_per_slice = 100.0;
+        cfg.l2.sectors_per_cycle_per_slice = 2.0;
+        cfg.l2.write_sectors_per_cycle_per_slice = 1.0;
+        let req = |kind| MemReq { t: 0, sm: 0, line: 0, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, lookups: 0, partial: 0, red: false };
+        let (one_w, one_r) = (flood(&cfg, req(ReqKind::Write), 1), flood(&cfg, req(ReqKind::Read), 1));
+        let writes = flood(&cfg, req(ReqKind::Write), 101) - one_w;
+        let reads = flood(&cfg, req(ReqKind::Read), 101) - one_r;
+        assert_eq!(writes, 400, "100 stores of 4 sectors at 1 sector per cycle");
+        assert_eq!(reads, 200, "100 reads of 4 sectors at 2 sectors per cycle");
     }
 
     #[test]

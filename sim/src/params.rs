@@ -408,6 +408,7 @@ fn build() -> Vec<Param> {
             }),
         cycles("l2.hit_latency", 1, Some("l2.size_kib"), Timing, "Load-to-use latency of an L2 hit seen by an SM, L1 miss included"),
         float("l2.sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors each L2 slice serves per cycle"),
+        float("l2.write_sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors of stores each L2 slice absorbs per cycle"),
         float("l2.requests_per_cycle_per_slice", "requests/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Requests (tag lookups) each L2 slice serves per cycle, whatever their sectors"),
         int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Timing, "DRAM reads in flight per L2 slice; a further miss waits for the earliest to return"),
         float("l2.atomics_per_cycle_per_slice", "atomics/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sector lookups that update part of a sector (one address's lanes, scattered words) each L2 slice's atomic unit applies per cycle"),
@@ -425,6 +426,8 @@ fn build() -> Vec<Param> {
                 (c.l2.size_kib > 0 && c.dram.latency <= c.l2.hit_latency).then(|| format!("must exceed l2.hit_latency ({}): it includes the L2 miss", c.l2.hit_latency))
             }),
         cycles("dram.row_miss_penalty", 0, None, Timing, "Extra cycles for a DRAM row miss (precharge + activate)"),
+        cycles("dram.loaded_latency", 0, None, Timing, "Further DRAM latency at full bandwidth use, in proportion to the recent use (0: none)"),
+        cycles("dram.load_window", 1, None, Timing, "Time constant of the recent DRAM bandwidth use that dram.loaded_latency scales with"),
         Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("dram.burst_bytes", Ty::Int, "bytes", Timing, "Aligned block one DRAM access moves: a transfer of fewer 32-byte sectors still occupies its channel for the whole block") },
         p("coalescing", Ty::Enum(&["half-warp-strict", "half-warp-segments", "sectors"]), "rule", Timing, "Coalescing rules of the LSU: CC 1.0/1.1 strict half-warps, CC 1.2/1.3 half-warp segments, or Fermi+ sectors"),
         flag("features.shuffle", Timing, "Warp shuffles (`shfl`), Kepler+"),

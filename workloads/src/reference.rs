@@ -523,6 +523,8 @@ pub fn references() -> &'static [Reference] {
             in ["counters", "out"], out ["counters", "out"], timing [], scalars ["n", "nbins"], params [] => membench::atomic_ticket;
         "line_sweep": "out[t] = reps * u32 sum of buf[l*stride] over thread t's grid-stride lines l < lines (T = grid*block threads)",
             in ["buf", "out"], out ["out"], timing [], scalars ["lines", "reps", "stride"], params [] => membench::line_sweep;
+        "stream_fill": "out[i] = i ^ 0x9E3779B9 (u32) for i < n; the rest of out unchanged",
+            in ["out"], out ["out"], timing [], scalars ["n", "reps"], params [] => membench::stream_fill;
         "row_xor_max": "out = in ^ (max of the row) per cols-element row (u32)",
             in ["in"], out ["out"], timing [], scalars ["rows", "cols"], params [] => membench::row_xor_max;
         "dfma_chain": "per thread: chains v_c = x + c iterated v = fma(v, a, b) (f64), summed",

@@ -1,6 +1,6 @@
 //! CPU references of the memory-shape microbenchmarks (`suite/membench/`): strided and narrow
 //! stores, row / column walks, gather and permutation scatter, atomic tickets (the returning
-//! `atomicAdd`), the L2-capacity line sweep and the two-pass row walk (`row_xor_max`). Registered in [`crate::references`]; the strided
+//! `atomicAdd`), the L2-capacity line sweep, the store stream (`stream_fill`) and the two-pass row walk (`row_xor_max`). Registered in [`crate::references`]; the strided
 //! loads use `strided_copy`, the RED and CAS atomics `atomic_bins` and the skewed SpMV `spmv_csr`.
 //!
 //! Every kernel here is integer (u32 wrapping) or moves words unchanged, so every check is bitwise.
@@ -162,6 +162,19 @@ pub(crate) fn line_sweep(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             s = s.wrapping_add(int_at(&buf, "buf", l * stride)? as u32);
         }
         *slot = u32_value(s.wrapping_mul(reps as u32));
+    }
+    expect_out(values)
+}
+
+/// The store stream: `out[i] = i ^ 0x9E3779B9` for `i < n` (every pass writes the same words);
+/// the rest of `out` keeps its initial value.
+pub(crate) fn stream_fill(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let n = count(c, "n")?;
+    count(c, "reps")?;
+    expect_min(c, "out", n)?;
+    let mut values = initial(c, "out")?;
+    for (i, slot) in values.iter_mut().enumerate().take(n) {
+        *slot = u32_value(i as u32 ^ 0x9E37_79B9);
     }
     expect_out(values)
 }

@@ -1121,6 +1121,14 @@ fn line_sweep_sums_grid_stride_lines() {
     same(t.expect("out"), &want);
 }
 
+#[test]
+fn stream_fill_writes_each_index_hashed() {
+    // 5 of out's 7 words written (i ^ 0x9E3779B9), 2 passes; the last two keep their 3.
+    let t = tiny("stream_fill").inout("out", U32, &[3.0; 7]).scalar("n", S32, 5.0).scalar("reps", S32, 2.0);
+    let want: Vec<f64> = (0..7u32).map(|i| if i < 5 { f64::from(i ^ 0x9E37_79B9) } else { 3.0 }).collect();
+    same(t.expect("out"), &want);
+}
+
 // --- blind4 ------------------------------------------------------------------------------------
 
 #[test]

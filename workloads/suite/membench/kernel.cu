@@ -238,3 +238,49 @@ extern "C" __global__ void row_xor_max(const u32* in, u32* out, int rows, int co
     for (int d = 16; d > 0; d >>= 1) m = max(m, __shfl_xor_sync(0xffffffffu, m, d));
     for (int c = lane; c < cols; c += 32) dst[c] = src[c] ^ m;
 }
+
+// --- memory-level parallelism: coalesced streams with a set number of loads in flight ------------
+// The `line_sweep` sum at stride 1 (plain loads, through L1) with the loop shape fixed: one load per
+// iteration (`stream_sum_1`, unroll 1: the next load issues after the sum waits on this one) or
+// four independent loads per iteration (`stream_sum_4`; lines a multiple of 4 x the thread count).
+// With warps per SM set by the grid these trace the loaded latency of DRAM (one pass over a
+// buffer larger than the L2) and of L2 hits (many passes over 8 MiB): bytes in flight / bandwidth.
+extern "C" __global__ void stream_sum_1(const u32* buf, u32* out, int lines, int reps, int stride)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int threads = gridDim.x * blockDim.x;
+    u32 s = 0;
+    for (int r = 0; r < reps; r++) {
+#pragma unroll 1
+        for (int l = t; l < lines; l += threads) s += buf[(long long)l * stride];
+    }
+    out[t] = s;
+}
+
+extern "C" __global__ void stream_sum_4(const u32* buf, u32* out, int lines, int reps, int stride)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int threads = gridDim.x * blockDim.x;
+    u32 s = 0;
+    for (int r = 0; r < reps; r++) {
+#pragma unroll 1
+        for (int l = t; l < lines; l += 4 * threads) {
+            u32 a = buf[(long long)l * stride], b = buf[(long long)(l + threads) * stride];
+            u32 c = buf[(long long)(l + 2 * threads) * stride], d = buf[(long long)(l + 3 * threads) * stride];
+            s += (a + b) + (c + d);
+        }
+    }
+    out[t] = s;
+}
+
+// stream_fill: coalesced stores only, out[i] = i ^ 0x9E3779B9 over a grid-stride loop, reps passes
+// (each rewrites the same values), one store per iteration.
+extern "C" __global__ void stream_fill(u32* out, int n, int reps)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int threads = gridDim.x * blockDim.x;
+    for (int r = 0; r < reps; r++) {
+#pragma unroll 1
+        for (int i = t; i < n; i += threads) out[i] = (u32)i ^ 0x9E3779B9u;
+    }
+}

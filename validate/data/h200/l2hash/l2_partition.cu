@@ -1,11 +1,13 @@
-// Which L2 partition each slice sits in, seen from each SM (H200, nvcc -arch=sm_90 -O3).
+// Which L2 partition each line's slice sits in, seen from each SM (H200, nvcc -arch=sm_90 -O3).
 //
-// One thread of one CTA of a 132-CTA launch (the others exit at once) times a chain of 32
-// dependent returning atomicAdds on one line of each slice (the first line of each class in
-// classes.csv, `l2_slice_map.cu`): atomics are applied at the line's home, so a slice in the SM's
-// own partition answers sooner than one across the partition link. 264 launches, CTA k % 132
-// measuring in launch k (%smid is recorded). Output `partition.csv`: launch, smid, class, line,
-// cycles per atomic.
+// One thread of one CTA of a 132-CTA launch (the others exit at once) times a chain of 16
+// dependent returning atomicAdds on each of 512 lines: the first line of each quad (lines 8j and
+// 8j + 2 share no slice with each other; `l2_slice_map.cu` showed lines k, k+1, k+4, k+5 on one
+// slice) of the first 256 KiB of a 2 MiB-aligned buffer. Atomics are applied at the line's home,
+// so a slice in the SM's own partition answers sooner than one across the partition link. The
+// slice map depends on physical address bits, so this probe does not reuse classes.csv (another
+// process, another physical page); it relates lines to SMs only. 132 launches, CTA k measuring in
+// launch k (%smid recorded). Output: smid,line,cycles per atomic.
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -14,7 +16,7 @@
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
 
-__global__ void probe(unsigned* base, const unsigned* lines, int n, unsigned* smid, unsigned long long* cyc, int who)
+__global__ void probe(unsigned* base, int n, unsigned* smid, unsigned* cyc, int who)
 {
     if (threadIdx.x != 0 || (int)blockIdx.x != who) return;
     unsigned s;
@@ -22,49 +24,37 @@ __global__ void probe(unsigned* base, const unsigned* lines, int n, unsigned* sm
     *smid = s;
     unsigned v = 0;
     for (int c = 0; c < n; c++) {
-        unsigned* p = base + (size_t)lines[c] * 32;
+        unsigned line = (c >> 1) * 8 + (c & 1) * 2;
+        unsigned* p = base + (size_t)line * 32;
         v = atomicAdd(p + (v > 0xFFFFFFF0u ? 1 : 0), 1u);  // warm: the line is in the L2 now
         long long t0 = clock64();
-        for (int i = 0; i < 32; i++) v = atomicAdd(p + (v > 0xFFFFFFF0u ? 1 : 0), 1u);
+        for (int i = 0; i < 16; i++) v = atomicAdd(p + (v > 0xFFFFFFF0u ? 1 : 0), 1u);
         long long t1 = clock64();
-        cyc[c] = (unsigned long long)(t1 - t0) + (v > 0xFFFFFFF0u ? 1 : 0);
+        cyc[c] = (unsigned)(t1 - t0) + (v > 0xFFFFFFF0u ? 1 : 0);
     }
 }
 
 int main(int argc, char** argv)
 {
-    const char* classes = argv[1];
-    const char* out = argv[2];
-    std::vector<unsigned> rep;
-    FILE* f = fopen(classes, "r");
-    char buf[256];
-    fgets(buf, sizeof buf, f);
-    unsigned line; int cls, tests, quad;
-    while (fscanf(f, "%u,%d,%d,%d", &line, &cls, &tests, &quad) == 4)
-        if (cls >= 0 && line < 16384 && cls == (int)rep.size()) rep.push_back(line);
-    fclose(f);
-    int n = (int)rep.size();
-    fprintf(stderr, "%d slices\n", n);
+    const char* out = argv[1];
+    const int n = 512;
     char* raw;
     CK(cudaMalloc(&raw, (4u << 20)));
     CK(cudaMemset(raw, 0, (4u << 20)));
     unsigned* base = (unsigned*)(((uintptr_t)raw + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
-    unsigned *d_lines, *d_smid;
-    unsigned long long* d_cyc;
-    CK(cudaMalloc(&d_lines, n * 4));
+    unsigned *d_smid, *d_cyc;
     CK(cudaMalloc(&d_smid, 4));
-    CK(cudaMalloc(&d_cyc, n * 8));
-    CK(cudaMemcpy(d_lines, rep.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&d_cyc, n * 4));
     FILE* o = fopen(out, "w");
-    fprintf(o, "launch,smid,class,line,cycles\n");
-    std::vector<unsigned long long> cyc(n);
-    for (int l = 0; l < 264; l++) {
-        probe<<<132, 32>>>(base, d_lines, n, d_smid, d_cyc, l % 132);
+    fprintf(o, "smid,line,cycles\n");
+    std::vector<unsigned> cyc(n);
+    for (int l = 0; l < 132; l++) {
+        probe<<<132, 32>>>(base, n, d_smid, d_cyc, l);
         CK(cudaDeviceSynchronize());
         unsigned s;
         CK(cudaMemcpy(&s, d_smid, 4, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(cyc.data(), d_cyc, n * 8, cudaMemcpyDeviceToHost));
-        for (int c = 0; c < n; c++) fprintf(o, "%d,%u,%d,%u,%.1f\n", l, s, c, rep[c], cyc[c] / 32.0);
+        CK(cudaMemcpy(cyc.data(), d_cyc, n * 4, cudaMemcpyDeviceToHost));
+        for (int c = 0; c < n; c++) fprintf(o, "%u,%u,%.1f\n", s, (c >> 1) * 8 + (c & 1) * 2, cyc[c] / 16.0);
     }
     fclose(o);
     return 0;
