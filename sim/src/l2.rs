@@ -371,16 +371,14 @@ impl MemSys {
 
     /// A lookup costs its sectors' data cycles, and at least one request slot.
     fn sector_cycles(&self, sectors: u8) -> f64 {
-        (sectors.count_ones() as f64 / self.sectors_per_cycle).max(1.0 / self.requests_per_cycle)
+        self.lookup_cycles(ReqKind::Read, sectors)
     }
 
-    /// Cycles a slice spends taking in a request of kind `kind`: stores at the write rate, reads
-    /// and atomics at the read rate.
+    /// Cycles a slice spends taking in a request of kind `kind`: its sectors at the write rate
+    /// (stores) or the read rate (reads and atomics), at least one request slot.
     fn lookup_cycles(&self, kind: ReqKind, sectors: u8) -> f64 {
-        match kind {
-            ReqKind::Write => (sectors.count_ones() as f64 / self.write_sectors_per_cycle).max(1.0 / self.requests_per_cycle),
-            ReqKind::Read | ReqKind::Atomic => self.sector_cycles(sectors),
-        }
+        let rate = if kind == ReqKind::Write { self.write_sectors_per_cycle } else { self.sectors_per_cycle };
+        (sectors.count_ones() as f64 / rate).max(1.0 / self.requests_per_cycle)
     }
 
     /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
