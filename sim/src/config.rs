@@ -284,6 +284,11 @@ pub struct Dram {
     pub latency: u32,
     /// Extra cycles for a row miss (precharge + activate) (cycles).
     pub row_miss_penalty: u32,
+    /// Least cycles between two row activations in one channel; 0: no limit (cycles).
+    pub activate_cycles: f64,
+    /// How long after a row's latest request a further request for it is still served with the
+    /// row's activation (the controller's first-ready reordering) (cycles).
+    pub reorder_window: u32,
     /// Further latency of every access when the memory moves data at its full bandwidth; it grows
     /// in proportion to the recent bandwidth use (cycles).
     pub loaded_latency: u32,

@@ -1,27 +1,64 @@
-//! DRAM / HBM: independent channels, each a bandwidth-limited queue in front of banks with an
-//! open-row buffer.
+//! DRAM / HBM: independent channels, each a bandwidth-limited queue in front of banks with
+//! open rows.
 //!
 //! A transfer of some sectors of a line waits for its channel, occupies it for the aligned
 //! `burst_bytes` blocks it touches (`blocks × burst_bytes / channel bandwidth` cycles: a lone
 //! 32-byte sector costs a whole burst where bursts are longer, though only its 32 bytes count in
-//! `dram__bytes_*`), and completes after the configured latency plus a row-miss penalty when its
-//! bank had another row open. Lines are interleaved across channels by a hash of the line
-//! address. Under load every access takes longer still, before any channel saturates: the
-//! latency grows by `loaded_latency` times the recent use of the whole device's bandwidth (bytes
-//! moved, averaged with the time constant `load_window`, over the bandwidth): the queues of the
+//! `dram__bytes_*`), and completes after the configured latency, plus a row-miss penalty when its
+//! row is not open. Where a line lives comes from the L2 (each slice's lines on the channel
+//! behind it, a row holding consecutive lines of one slice: [`Place`]); without an L2 a hash of
+//! the line address spreads lines over the channels.
+//!
+//! The controllers reorder their queues to serve open rows first (first-ready scheduling):
+//! requests arrive here one by one in time order, so a request for a row its bank opened within
+//! `reorder_window` cycles of the row's latest request is a hit, served with that activation
+//! (a bank keeps [`ROWS`] such rows), while any other opens a row, and a channel opens one row
+//! per `activate_cycles` at most (the four-activation window of HBM): scattered 64-byte accesses,
+//! one activation each, then move less than streams do.
+//!
+//! Under load every access takes longer still, before any channel saturates: the latency grows
+//! by `loaded_latency` times the recent use of the whole device's bandwidth (bytes moved,
+//! averaged with the time constant `load_window`, over the bandwidth): the queues of the
 //! controllers and the crossbar that the channel queues alone do not show.
 
-use crate::coalescer::SECTOR;
+use crate::coalescer::{LINE, SECTOR};
 use crate::config::Dram as DramCfg;
+
+/// Rows a bank's queue serves hits for at once: a request for any of them within the reorder
+/// window is a row hit.
+const ROWS: usize = 4;
+
+/// A line's place in DRAM: its channel and its index among the channel's lines (consecutive
+/// indices share a row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub channel: u32,
+    pub index: u64,
+}
+
+/// A row a bank opened: the cycle of its activation and of its latest request.
+#[derive(Debug, Clone, Copy)]
+struct OpenRow {
+    row: u64,
+    opened: f64,
+    last: u64,
+}
+
+const CLOSED: OpenRow = OpenRow { row: u64::MAX, opened: 0.0, last: 0 };
 
 pub struct Dram {
     /// Bytes per SM cycle per channel.
     bytes_per_cycle: f64,
     channel_free: Vec<f64>,
-    /// Open row per (channel, bank); `u64::MAX` when closed.
-    open_row: Vec<u64>,
+    /// Rows recently opened per (channel, bank).
+    open_rows: Vec<[OpenRow; ROWS]>,
+    /// Cycle the channel may next activate a row.
+    activate_free: Vec<f64>,
+    activate_cycles: f64,
+    reorder_window: u64,
     banks: u64,
-    row_bytes: u64,
+    /// Lines of a channel per DRAM row.
+    lines_per_row: u64,
     latency: u64,
     row_miss_penalty: u64,
     /// Sector masks of the aligned bursts of a line (`burst_bytes / 32` sectors each).
@@ -53,9 +90,12 @@ impl Dram {
         Dram {
             bytes_per_cycle: total / channels as f64,
             channel_free: vec![0.0; channels],
-            open_row: vec![u64::MAX; channels * cfg.banks.max(1) as usize],
+            open_rows: vec![[CLOSED; ROWS]; channels * cfg.banks.max(1) as usize],
+            activate_free: vec![0.0; channels],
+            activate_cycles: cfg.activate_cycles.max(0.0),
+            reorder_window: u64::from(cfg.reorder_window),
             banks: cfg.banks.max(1) as u64,
-            row_bytes: cfg.row_bytes.max(128) as u64,
+            lines_per_row: (cfg.row_bytes as u64 / LINE).max(1),
             latency: cfg.latency as u64,
             row_miss_penalty: cfg.row_miss_penalty as u64,
             bursts: {
@@ -75,36 +115,63 @@ impl Dram {
         }
     }
 
+    /// Where a line lives when no cache sits in front of the channels: spread over them by a
+    /// hash of the line address, consecutive lines of a channel side by side.
+    pub fn place_hashed(&self, line_addr: u64) -> Place {
+        let channels = self.channel_free.len() as u64;
+        let line = line_addr / LINE;
+        let h = hash_line(line_addr);
+        Place { channel: (h % channels) as u32, index: line / channels }
+    }
+
+    /// The channels' count.
+    pub fn channels(&self) -> u64 {
+        self.channel_free.len() as u64
+    }
+
     /// A transfer of the `sectors` of the line at `line_addr` arriving at cycle `t`; returns the
     /// cycle the data is back at the requesting SM (reads) or written (writes).
     pub fn access(&mut self, t: u64, line_addr: u64, sectors: u8, write: bool) -> u64 {
+        let at = self.place_hashed(line_addr);
+        self.transfer(t, at, sectors, write).1
+    }
+
+    /// A transfer of the `sectors` of the line at `at` arriving at cycle `t`: the cycle the
+    /// channel starts moving it, and the cycle the data is back (reads) or written (writes).
+    pub fn transfer(&mut self, t: u64, at: Place, sectors: u8, write: bool) -> (u64, u64) {
         let bytes = sectors.count_ones() * SECTOR as u32;
         let bursts = self.bursts.iter().filter(|&&b| sectors & b != 0).count();
-        let channels = self.channel_free.len() as u64;
-        let h = hash_line(line_addr);
-        let ch = (h % channels) as usize;
-        let within = line_addr / channels;
-        let bank = ((h / channels) % self.banks) as usize;
-        let row = within / self.row_bytes;
+        let ch = at.channel as usize;
+        let row = at.index / self.lines_per_row;
+        let bank = (hash_line(row << 7) % self.banks) as usize;
         let slot = ch * self.banks as usize + bank;
-        let penalty = if self.open_row[slot] == row {
-            self.row_hits += 1;
-            0
-        } else {
-            self.row_misses += 1;
-            self.open_row[slot] = row;
-            self.row_miss_penalty
-        };
         let start = self.channel_free[ch].max(t as f64);
         let moved = bursts as f64 * self.burst_bytes;
         self.channel_free[ch] = start + moved / self.bytes_per_cycle;
+        let rows = &mut self.open_rows[slot];
+        let window = self.reorder_window;
+        let (penalty, ready) = if let Some(r) = rows.iter_mut().find(|r| r.row == row && t <= r.last + window) {
+            // The controller serves it with the row's activation (first-ready scheduling).
+            r.last = r.last.max(t);
+            self.row_hits += 1;
+            (0, start.max(r.opened))
+        } else {
+            // A new activation, after the channel's previous one.
+            self.row_misses += 1;
+            let opened = self.activate_free[ch].max(t as f64);
+            self.activate_free[ch] = opened + self.activate_cycles;
+            // It replaces a closed or expired row, else the least recently requested.
+            let stale = rows.iter_mut().min_by_key(|r| (r.row != CLOSED.row && t <= r.last + window, r.last)).expect("ROWS > 0");
+            *stale = OpenRow { row, opened, last: t };
+            (self.row_miss_penalty, start.max(opened))
+        };
         let load = self.load(t, moved);
         if write {
             self.bytes_written += bytes as u64;
         } else {
             self.bytes_read += bytes as u64;
         }
-        start.ceil() as u64 + self.latency + penalty + load
+        (ready.ceil() as u64, ready.ceil() as u64 + self.latency + penalty + load)
     }
 
     /// Adds `moved` bytes at cycle `t` to the recent use; returns the latency that use adds.
@@ -126,7 +193,7 @@ mod tests {
     use super::*;
 
     fn cfg() -> DramCfg {
-        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20, burst_bytes: 32, loaded_latency: 0, load_window: 1000 }
+        DramCfg { channels: 2, banks: 4, row_bytes: 2048, bandwidth_gbs: 2.0 * 64.0, latency: 100, row_miss_penalty: 20, activate_cycles: 0.0, reorder_window: 0, burst_bytes: 32, loaded_latency: 0, load_window: 1000 }
     }
 
     #[test]
@@ -188,5 +255,43 @@ mod tests {
         assert_eq!(cost(64, &[0b0011; 8]), (7, 512));
         assert_eq!(cost(64, &[0b0101; 8]), (14, 512));
         assert_eq!(cost(128, &[0b0001; 8]), (14, 256));
+    }
+
+    #[test]
+    fn a_channel_opens_one_row_per_activate_cycles() {
+        // 64 B per channel-cycle; 16 lines per row. Sixteen accesses to sixteen rows of one
+        // channel at once: with a row every 10 cycles the last opens 150 cycles after the first.
+        let at = |row: u64| Place { channel: 0, index: row * 16 };
+        let last = |activate_cycles| {
+            let mut d = Dram::new(&DramCfg { activate_cycles, reorder_window: 1000, ..cfg() }, 1000.0);
+            (0..16).map(|r| d.transfer(0, at(r), 0b1111, false).1).max().unwrap()
+        };
+        assert_eq!(last(0.0), 30 + 100 + 20, "bandwidth-bound: 16 × 2 cycles");
+        assert_eq!(last(10.0), 150 + 100 + 20);
+        // The sixteen lines of one row need one activation: the limit does not bind.
+        let mut d = Dram::new(&DramCfg { activate_cycles: 10.0, reorder_window: 1000, ..cfg() }, 1000.0);
+        let one_row = (0..16).map(|i| d.transfer(0, Place { channel: 0, index: i }, 0b1111, false).1).max().unwrap();
+        assert_eq!(one_row, 30 + 100, "the last is a row hit");
+        assert_eq!((d.row_hits, d.row_misses), (15, 1));
+    }
+
+    #[test]
+    fn requests_for_a_recently_opened_row_are_served_with_it() {
+        // Two rows of one bank requested in turn (A B A B ...): first-ready reordering serves
+        // each row's requests together, so within the window only the first two open a row.
+        let bank = |d: &Dram, row: u64| hash_line(row << 7) % d.banks;
+        let d = Dram::new(&cfg(), 1000.0);
+        let b = (1..).find(|&r| bank(&d, r) == bank(&d, 0)).unwrap();
+        let run = |reorder_window| {
+            let mut d = Dram::new(&DramCfg { reorder_window, ..cfg() }, 1000.0);
+            for k in 0..8u64 {
+                let row = if k % 2 == 0 { 0 } else { b };
+                d.transfer(k * 10, Place { channel: 1, index: row * 16 + k }, 0b0001, false);
+            }
+            (d.row_hits, d.row_misses)
+        };
+        assert_eq!(run(100), (6, 2));
+        // A window shorter than the gap between a row's requests: every one opens its row.
+        assert_eq!(run(5), (0, 8));
     }
 }

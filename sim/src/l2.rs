@@ -313,6 +313,18 @@ impl MemSys {
         Home { partition: (slice % self.partitions as u64) as u32, idx: (slice / self.partitions as u64) as u32, run }
     }
 
+    /// Where a line lives in DRAM: with the lines of the L2 numbered slice by slice within each
+    /// run (run × slices + slice), channel by channel in turn, so each slice's lines go to the
+    /// channel behind it (one per slice where there are as many; two slices per channel where
+    /// half as many) and a DRAM row holds consecutive lines of one slice.
+    fn dram_place(&self, line: u64) -> crate::dram::Place {
+        let h = self.home(line);
+        let n = self.slices.len() as u64;
+        let linear = h.run * n + self.slice_index(h.partition, h.idx) as u64;
+        let channels = self.dram.channels();
+        crate::dram::Place { channel: (linear % channels) as u32, index: linear / channels }
+    }
+
     fn slice_index(&self, partition: u32, idx: u32) -> usize {
         (idx * self.partitions + partition) as usize
     }
@@ -381,18 +393,20 @@ impl MemSys {
         (sectors.count_ones() as f64 / rate).max(1.0 / self.requests_per_cycle)
     }
 
-    /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in part.
-    fn writeback(&mut self, slice: usize, t: u64, evicted: Option<Evicted>) {
-        if let Some(e) = evicted {
-            let line = self.line_of(slice, e.line);
-            if e.partial != 0 {
-                // The merge's lookup misses: it fetches the sectors' unwritten bytes.
-                self.stats.sectors_write += u64::from(e.partial.count_ones());
-                self.stats.sector_misses += u64::from(e.partial.count_ones());
-                self.dram.access(t, line, e.partial, false);
-            }
-            self.dram.access(t, line, e.dirty, true);
+    /// Writes an evicted dirty line back to DRAM, reading first the sectors written only in
+    /// part; returns the cycle its channel takes the data (0 when nothing was evicted). The
+    /// request that evicted it is done no sooner: a slice has no room for a line whose victim
+    /// cannot leave, so stores that evict faster than DRAM drains wait for it.
+    fn writeback(&mut self, slice: usize, t: u64, evicted: Option<Evicted>) -> u64 {
+        let Some(e) = evicted else { return 0 };
+        let at = self.dram_place(self.line_of(slice, e.line));
+        if e.partial != 0 {
+            // The merge's lookup misses: it fetches the sectors' unwritten bytes.
+            self.stats.sectors_write += u64::from(e.partial.count_ones());
+            self.stats.sector_misses += u64::from(e.partial.count_ones());
+            self.dram.transfer(t, at, e.partial, false);
         }
+        self.dram.transfer(t, at, e.dirty, true).0
     }
 
     /// Counts one slice lookup of the request's sectors (`lts__t_sectors_op_*`: every slice a
@@ -459,7 +473,7 @@ impl MemSys {
                     *free = line_start + hold;
                     start = line_start.ceil() as u64;
                     let look = self.slices[home].tags.access(key, r.sectors, true, true, 0);
-                    self.writeback(home, start, look.evicted);
+                    start = start.max(self.writeback(home, start, look.evicted));
                     // Same-address lanes after the first find the line there.
                     self.stats.sector_hits += look.hit.count_ones() as u64 + lookups - n as u64;
                     let data = if look.miss != 0 {
@@ -473,9 +487,9 @@ impl MemSys {
                     data.max(start + self.hit_latency) + far + self.atomic_extra
                 } else {
                     let look = self.slices[home].tags.write(key, r.sectors, r.full, true);
-                    self.writeback(home, start, look.evicted);
+                    let wb = self.writeback(home, start, look.evicted);
                     self.stats.sector_hits += n as u64;
-                    start + far + self.hit_latency / 2
+                    (start + far + self.hit_latency / 2).max(wb)
                 }
             }
             ReqKind::Read if far => {
@@ -497,8 +511,7 @@ impl MemSys {
                 let hs = self.queue(home, start, busy);
                 let done = self.read_home(home, hs, key, r.line, fetch, counted) + self.far_extra;
                 let look = self.slices[near].tags.access(key, fetch, false, true, done);
-                self.writeback(near, start, look.evicted);
-                done
+                done.max(self.writeback(near, start, look.evicted))
             }
             ReqKind::Read => {
                 let start = self.queue(home, r.t, self.sector_cycles(r.sectors));
@@ -515,8 +528,9 @@ impl MemSys {
         if counted {
             self.count_read(look.hit, fetch);
         }
-        self.writeback(home, start, look.evicted);
+        let wb = self.writeback(home, start, look.evicted);
         let hit_done = (start + self.hit_latency).max(look.ready);
+        let hit_done = hit_done.max(wb);
         if fetch == 0 {
             return hit_done;
         }
@@ -533,7 +547,7 @@ impl MemSys {
             q.pop();
         }
         let start = if q.len() >= self.mshrs_per_slice { q.pop().map_or(start, |r| r.0.max(start)) } else { start };
-        let done = self.dram.access(start, line, sectors, false);
+        let done = self.dram.transfer(start, self.dram_place(line), sectors, false).1;
         self.slices[slice].misses.push(Reverse(done));
         done
     }
@@ -724,5 +738,39 @@ mod tests {
         // The store's own lookup hits (write-allocate); the merge misses, as do the 20 reads.
         assert_eq!(m.stats.sectors_write, 2);
         assert_eq!((m.stats.sector_hits, m.stats.sector_misses), (1, 20 * 4 + 1));
+    }
+
+    #[test]
+    fn each_slice_keeps_its_lines_on_one_channel_in_rows_of_consecutive_runs() {
+        // As many channels as slices (the H200): a slice's lines all go to one channel, and the
+        // lines a slice homes one after another share rows.
+        let m = memsys("hopper-h200");
+        let mut channel_of = HashMap::new();
+        let mut rows = std::collections::HashSet::new();
+        // 128 placement blocks of 96 quads: 512 lines on every slice.
+        for l in 0..128 * 96 * 4u64 {
+            let h = m.home(l * LINE);
+            let s = m.slice_index(h.partition, h.idx);
+            let at = m.dram_place(l * LINE);
+            assert_eq!(*channel_of.entry(s).or_insert(at.channel), at.channel, "slice {s}");
+            rows.insert((at.channel, at.index / 16));
+        }
+        // 6 MiB in 2 KiB rows: 3072 of them, every one full.
+        assert_eq!(rows.len(), 3072);
+    }
+
+    #[test]
+    fn a_store_that_evicts_waits_for_dram_to_take_the_victim() {
+        // One set of 20 ways per slice, a DRAM of one channel at 1 GB/s: each dirty line
+        // evicted holds the channel for about 250 cycles, so the stores that evict wait for it.
+        let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.size_kib", "240"), ("dram.channels", "1"), ("dram.bandwidth_gbs", "1.0")]).expect("config");
+        let mut m = MemSys::new(&cfg);
+        let h = m.home(0);
+        let same: Vec<u64> = (0..).map(|l| l * LINE).filter(|&l| { let g = m.home(l); (g.partition, g.idx) == (h.partition, h.idx) }).take(30).collect();
+        let store = |m: &mut MemSys, line| m.access(&MemReq { t: 0, sm: h.partition, line, sectors: 0xF, full: 0xF, kind: ReqKind::Write, ops: 0, words: 0, lookups: 0, partial: 0, red: false });
+        let done: Vec<u64> = same.iter().map(|&l| store(&mut m, l)).collect();
+        // The first 20 fill the set and return at once; each later one evicts a dirty line.
+        assert!(done[..20].iter().all(|&d| d < 1000), "{done:?}");
+        assert!(done[29] > 9 * 250, "{done:?}");
     }
 }

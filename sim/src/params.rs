@@ -426,6 +426,8 @@ fn build() -> Vec<Param> {
                 (c.l2.size_kib > 0 && c.dram.latency <= c.l2.hit_latency).then(|| format!("must exceed l2.hit_latency ({}): it includes the L2 miss", c.l2.hit_latency))
             }),
         cycles("dram.row_miss_penalty", 0, None, Timing, "Extra cycles for a DRAM row miss (precharge + activate)"),
+        Param { range: Range::Float { lo: 0.0, hi: 1e4, positive: false, when: None }, ..p("dram.activate_cycles", Ty::Float, "cycles", Timing, "Least cycles between two row activations in one DRAM channel (0: no limit)") },
+        cycles("dram.reorder_window", 0, None, Timing, "Cycles after a DRAM row's latest request that a further request for it is still a row hit (the controller's first-ready reordering)"),
         cycles("dram.loaded_latency", 0, None, Timing, "Further DRAM latency at full bandwidth use, in proportion to the recent use (0: none)"),
         cycles("dram.load_window", 1, None, Timing, "Time constant of the recent DRAM bandwidth use that dram.loaded_latency scales with"),
         Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("dram.burst_bytes", Ty::Int, "bytes", Timing, "Aligned block one DRAM access moves: a transfer of fewer 32-byte sectors still occupies its channel for the whole block") },

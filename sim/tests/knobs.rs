@@ -109,6 +109,8 @@ const ROWS: &[Row] = &[
     ("dram.bandwidth_gbs", H200, "gather_1m", &[]),
     ("dram.latency", H200, "gather_1m", &[]),
     ("dram.row_miss_penalty", H200, "gather_1m", &[]),
+    ("dram.activate_cycles", H200, "gather_1m", &[]),
+    ("dram.reorder_window", H200, "gather_1m", &[]),
     ("dram.loaded_latency", H200, "ld_stride_1", &[]),
     ("dram.load_window", H200, "ld_stride_1", &[]),
     ("dram.burst_bytes", H200, "st_stride_32", &[]),

@@ -80,7 +80,7 @@ fn cfg() -> ArchConfig {
             launch_read_sectors: 0,
             code_read_sectors_per_instruction: 0.0,
         },
-        dram: Dram { channels: 48, banks: 16, row_bytes: 2048, bandwidth_gbs: 4000.0, latency: 600, row_miss_penalty: 40, loaded_latency: 0, load_window: 1000, burst_bytes: 32 },
+        dram: Dram { channels: 48, banks: 16, row_bytes: 2048, bandwidth_gbs: 4000.0, latency: 600, row_miss_penalty: 40, activate_cycles: 0.0, reorder_window: 300, loaded_latency: 0, load_window: 1000, burst_bytes: 32 },
         coalescing: Coalescing::Sectors,
         features: Features {
             shuffle: true,
