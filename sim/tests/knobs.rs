@@ -104,7 +104,7 @@ const ROWS: &[Row] = &[
     ("l2.launch_read_sectors", H200, "vector_add", &[]),
     ("l2.code_read_sectors_per_instruction", H200, "vector_add", &[]),
     ("dram.channels", H200, "gather_1m", &[]),
-    ("dram.banks", H200, "gather_1m", &[]),
+    ("dram.banks", H200, "gather_16m", &[]),
     ("dram.row_bytes", H200, "gather_1m", &[]),
     ("dram.bandwidth_gbs", H200, "gather_1m", &[]),
     ("dram.latency", H200, "gather_1m", &[]),
