@@ -3,7 +3,10 @@
 // CTA 0's lane 0 (the probe) times 64 dependent returning atomicAdds on one line of its own while
 // the other CTAs (one per SM, W warps each) flood a set of K lines, 32 coalesced words per warp
 // request, `iters` requests per warp, as returning atomics (ATOM, old value folded into a flag
-// test), as reductions (RED) or as plain L2 loads (ld.global.cg), or do nothing (idle). The probe
+// test), as reductions (RED), as plain L2 loads (ld.global.cg) or as CAS (the old value used), or
+// with one word per line per lane (32 one-sector requests per warp instruction) as ATOM or CAS,
+// or do nothing (idle): a CAS and an ATOM.ADD of the same shape, whole-line and one-sector, to
+// tell whether the kind or the shape sets the cost of many-line atomics. The probe
 // line is 8 MiB past the flooded ones. Output `atom_load.csv`: kind, lines, warps per SM, probe
 // cycles per atomic (median of three launches), flood time per launch (us, event) and flood
 // requests per microsecond.
@@ -31,9 +34,13 @@ __global__ void flood(unsigned* base, unsigned* probe_line, int kind, int lines,
     unsigned acc = 0;
     for (int i = 0; i < iters; i++) {
         unsigned* p = base + (size_t)((warp + i * 7) % lines) * 32 + lane;
+        unsigned* q = base + (size_t)((warp * 32 + lane + i * 7) % lines) * 32;
         if (kind == 0) acc += atomicAdd(p, 1u);
         else if (kind == 1) atomicAdd(p, 1u);
         else if (kind == 2) acc += __ldcg(p);
+        else if (kind == 4) acc += atomicCAS(p, acc, acc + 1u);
+        else if (kind == 5) acc += atomicAdd(q, 1u);
+        else if (kind == 6) acc += atomicCAS(q, acc, acc + 1u);
     }
     if (acc == 0xFFFFFFFFu) *flag = 1;
 }
@@ -54,10 +61,10 @@ int main(int argc, char** argv)
     CK(cudaEventCreate(&e1));
     FILE* o = fopen(out, "w");
     fprintf(o, "kind,lines,warps_per_sm,probe_cycles_per_atomic,flood_us,requests_per_us\n");
-    const char* names[] = {"atom", "red", "ldcg", "idle"};
+    const char* names[] = {"atom", "red", "ldcg", "idle", "cas", "atom_word_per_line", "cas_word_per_line"};
     int line_sets[] = {1, 4, 32, 128, 1024, 16384};
     int warp_sets[] = {1, 8, 32};
-    for (int kind = 0; kind < 4; kind++)
+    for (int kind = 0; kind < 7; kind++)
         for (int li = 0; li < 6; li++)
             for (int wi = 0; wi < 3; wi++) {
                 int lines = line_sets[li], w = warp_sets[wi];
