@@ -115,8 +115,9 @@ impl Dram {
         }
     }
 
-    /// Where a line lives when no cache sits in front of the channels: spread over them by a
-    /// hash of the line address, consecutive lines of a channel side by side.
+    /// Where a line lives when no cache sits in front of the channels (Tesla): its channel by a
+    /// hash of the line address, its index the line number over the channel count, so a row
+    /// holds lines of one neighbourhood of addresses.
     pub fn place_hashed(&self, line_addr: u64) -> Place {
         let channels = self.channel_free.len() as u64;
         let line = line_addr / LINE;
