@@ -451,14 +451,26 @@ fn cvt_value(inst: &Inst, a: u64) -> Result<u64, Unsupported> {
             Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) if d == s => cvt::f2f_integral(d, a, int_rounding(m.rnd), fm.ftz, fm.sat),
             _ => cvt::f2f(s, d, a, rounding(m.rnd), fm),
         }),
-        (None, Some(s), Some(d), _) => Ok(cvt::f2i(s, d, a, int_rounding(m.rnd), fm.ftz) & dt.mask()),
+        (None, Some(s), Some(d), _) => Ok(extend(cvt::f2i(s, d, a, int_rounding(m.rnd), fm.ftz), dt)),
         (Some(d), None, _, Some(s)) => Ok(cvt::i2f(s, d, a, rounding(m.rnd), fm)),
-        (None, None, Some(d), Some(s)) => Ok(cvt::i2i(s, d, a, fm.sat) & dt.mask()),
+        (None, None, Some(d), Some(s)) => Ok(extend(cvt::i2i(s, d, a, fm.sat), dt)),
         _ => match (dt, st) {
             (Ty::F16x2, s) if packed(s).is_some() => Ok(cvt::f16x2_from_f8x2(packed(s).unwrap_or(cvt::Fp8::E4m3), a as u16, fm.relu) as u64),
             (d, Ty::F16x2) if packed(d).is_some() => Ok(cvt::f8x2_from_f16x2(packed(d).unwrap_or(cvt::Fp8::E4m3), a as u32, fm.relu) as u64),
             _ => Err(unsupported(inst)),
         },
+    }
+}
+
+/// An integer `cvt` result of type `dt`: an 8- or 16-bit signed one sign-extended to 32 bits
+/// (the register write keeps the register's width), as the H200 writes `cvt.rni.s8.f32` into a
+/// 32-bit register (0xffffff80 for -128; oracle) and `F2I.S8` does.
+fn extend(v: u64, dt: Ty) -> u64 {
+    let w = dt.bits();
+    if dt.is_signed() && w < 32 {
+        (((v << (64 - w)) as i64 >> (64 - w)) as u64) & 0xFFFF_FFFF
+    } else {
+        v & dt.mask()
     }
 }
 

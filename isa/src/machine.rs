@@ -52,9 +52,10 @@ pub enum MachineOp {
     MinMax3 { max: bool, signed: bool },
     /// `FCHK p, a, b`: whether `a / b` needs ptxas's IEEE slow path rather than the
     /// reciprocal-and-correct sequence. Modelled conservatively (the slow path is exact for
-    /// every input, so only the path taken, never the quotient, depends on it): true unless `b`
-    /// is normal, `a` is zero or normal, and neither the quotient's exponent nor the sequence's
-    /// intermediates (`a × 1/b`, `b × q`) can leave the normal range.
+    /// every input, so only the path taken, never the quotient, depends on it): true unless `a`
+    /// and `b` are normal and neither the quotient's exponent nor the sequence's intermediates
+    /// (`a × 1/b`, `b × q`) can leave the normal range. A zero `a` takes the slow path: the fast
+    /// one cannot give both `0 / -x` and `-0 / x` their -0 (H200 oracle, `div.rn.f32`).
     Fchk,
     /// `MUFU.SIN/COS d, t`: the sine or cosine of `t` turns (ptxas multiplies the angle by
     /// 1/(2π) with `FMUL.RZ` first), as [`crate::fp::approx::sin_f32`] models the SFU.
@@ -65,6 +66,15 @@ pub enum MachineOp {
     /// `a ≠ b ∨ chain`, the orderings `a ⋖ b ∨ (a = b ∧ chain)`. Then as `ISETP`: `p = r bop c`,
     /// `q = ¬r bop c`. Only the integer comparisons (`EQ NE LT LE GT GE`).
     IsetpEx { cmp: Cmp, signed: bool, bop: BoolOp },
+    /// `MUFU.RCP64H/RSQ64H d, a`: the upper word of the reciprocal (square root) of the f64
+    /// whose upper word is `a`, as `rcp/rsqrt.approx.ftz.f64` compute it
+    /// ([`crate::fp::approx::rcp_ftz_f64`]); ptxas's division and square-root sequences refine it.
+    Mufu64H { rsqrt: bool },
+    /// `DSETP.MIN/MAX.AND p, q, a, b, PT`, ptxas's `min/max.f64`: `p` = the result is `a` (the
+    /// smaller, or larger, with −0 < +0; the one that is not NaN), `q` = both are NaN (the
+    /// result is then `b` quieted), so that `SEL`/`FSEL` on `p` and an `OR` of the quiet bit on
+    /// `q` give what [`crate::fp`]'s `min_max` gives.
+    DminMax { max: bool },
 }
 
 impl MachineOp {
@@ -84,6 +94,10 @@ impl MachineOp {
             MachineOp::MufuSinCos { cos: false } => "MUFU.SIN",
             MachineOp::MufuSinCos { cos: true } => "MUFU.COS",
             MachineOp::IsetpEx { .. } => "ISETP.EX",
+            MachineOp::Mufu64H { rsqrt: false } => "MUFU.RCP64H",
+            MachineOp::Mufu64H { rsqrt: true } => "MUFU.RSQ64H",
+            MachineOp::DminMax { max: false } => "DSETP.MIN",
+            MachineOp::DminMax { max: true } => "DSETP.MAX",
         }
     }
 }
@@ -91,8 +105,11 @@ impl MachineOp {
 const M32: u64 = 0xFFFF_FFFF;
 
 /// Applies the source-operand modifiers of a machine instruction: a float type flips (`-`) or
-/// clears (`|…|`) the sign bit of the 32-bit value; integers are negated (two's complement) or
-/// complemented in 32 bits.
+/// clears (`|…|`) the sign bit of the value (bit 31, or bit 63 for f64, where a NaN passes
+/// unchanged: the DADD datapath returns a NaN operand quieted with its own sign, H200 oracle
+/// `neg.f64(0x7FF0000000000001)` = 0x7FF8000000000001 from ptxas's `DADD -RZ, -R`); integers
+/// are negated (two's complement) or complemented in 32 bits. The type is the source's: a
+/// conversion's second.
 pub fn apply_operand_mods(inst: &Inst, s: &[u64; 6]) -> [u64; 6] {
     let mut out = *s;
     for (i, v) in out.iter_mut().enumerate() {
@@ -107,7 +124,19 @@ pub fn modify_operand(inst: &Inst, i: usize, v: u64) -> u64 {
     let m = &inst.m;
     let bit = 1u8 << i;
     let mut v = v;
-    if m.ty().is_float() {
+    let ty = if inst.op == crate::inst::Op::Cvt { m.ty2() } else { m.ty() };
+    if ty == crate::types::Ty::F64 {
+        const SIGN: u64 = 1 << 63;
+        if v & !SIGN > 0x7FF0_0000_0000_0000 {
+            return v;
+        }
+        if m.abs & bit != 0 {
+            v &= !SIGN;
+        }
+        if m.neg & bit != 0 {
+            v ^= SIGN;
+        }
+    } else if ty.is_float() {
         if m.abs & bit != 0 {
             v &= !0x8000_0000;
         }
@@ -186,6 +215,12 @@ pub fn dispatch(op: MachineOp, inst: &Inst, run: impl Apply) {
             run.apply(move |s| (crate::fp::approx::mufu_sin_cos(s[0] as u32, ftz, cos) as u64, 0, 0))
         }
         MachineOp::IsetpEx { cmp, signed, bop } => run.apply(move |s| isetp_ex(cmp, signed, bop, s)),
+        MachineOp::Mufu64H { rsqrt } => run.apply(move |s| {
+            let a = (s[0] & M32) << 32;
+            let r = if rsqrt { crate::fp::approx::rsqrt_ftz_f64(a) } else { crate::fp::approx::rcp_ftz_f64(a) };
+            (r >> 32, 0, 0)
+        }),
+        MachineOp::DminMax { max } => run.apply(move |s| dmin_max(max, s[0], s[1])),
     }
 }
 
@@ -204,6 +239,14 @@ fn isetp_ex(cmp: Cmp, signed: bool, bop: BoolOp, s: &[u64; 6]) -> Results {
     };
     let combine = |x: bool| crate::eval::combine(Some(bop), x, c) as u64;
     (combine(r), combine(!r), 0)
+}
+
+/// [`MachineOp::DminMax`]: (the result is `a`, both are NaN).
+fn dmin_max(max: bool, a: u64, b: u64) -> Results {
+    let picked = if max { crate::fp::f64::max(a, b, false, false) } else { crate::fp::f64::min(a, b, false, false) };
+    let nan = |x: u64| x & !(1 << 63) > 0x7FF0_0000_0000_0000;
+    let both_nan = nan(a) && nan(b);
+    ((!both_nan && picked == a) as u64, both_nan as u64, 0)
 }
 
 /// [`MachineOp::Iadd3`] (`neg`/`not`: the instruction's operand modifier masks).
@@ -270,21 +313,20 @@ fn shf(left: bool, hi: bool, signed: bool, wide: bool, wrap: bool, s: &[u64; 6])
     }
 }
 
-/// [`MachineOp::Fchk`]: unbiased exponents within ±125 of each other's quotient range.
+/// [`MachineOp::Fchk`]: normal operands, the divisor's and the quotient's unbiased exponents
+/// within ±125, the dividend's within [-102, 125] (the residual `a - b × q`, some 2^-24 of `a`,
+/// must stay normal: H200 oracle, `div.rn.f32(0x816ed7f6, 0x016ed7f5)` is 0xbf800001 where the
+/// fast sequence rounds to 0xbf800000).
 fn fchk(a: u32, b: u32) -> bool {
     let exp = |x: u32| ((x >> 23) & 0xFF) as i32;
     let (ea, eb) = (exp(a), exp(b));
-    let a_zero = a & 0x7FFF_FFFF == 0;
     let normal = |e: i32| (1..=254).contains(&e);
-    if !normal(eb) || !(a_zero || normal(ea)) {
+    if !normal(eb) || !normal(ea) {
         return true;
-    }
-    if a_zero {
-        return false;
     }
     let (ua, ub) = (ea - 127, eb - 127);
     let q = ua - ub;
-    !((-125..=125).contains(&q) && (-125..=125).contains(&ub) && (-125..=125).contains(&ua))
+    !((-125..=125).contains(&q) && (-125..=125).contains(&ub) && (-102..=125).contains(&ua))
 }
 
 fn minmax(max: bool, signed: bool, a: u64, b: u64) -> u64 {
@@ -392,7 +434,10 @@ mod tests {
         let f = |x: f32| x.to_bits() as u64;
         let chk = |a: u64, b: u64| run(MachineOp::Fchk, 0, 0, [a, b, 0, 0, 0, 0]).0;
         assert_eq!(chk(f(1.0), f(3.0)), 0);
-        assert_eq!(chk(f(0.0), f(3.0)), 0);
+        assert_eq!(chk(f(0.0), f(3.0)), 1);
+        assert_eq!(chk(f(-0.0), f(3.0)), 1);
+        assert_eq!(chk(0x816e_d7f6, 0x016e_d7f5), 1);
+        assert_eq!(chk(f(1e-30), f(3.0)), 0);
         assert_eq!(chk(f(1.0), f(0.0)), 1);
         assert_eq!(chk(f(1.0), f(f32::INFINITY)), 1);
         assert_eq!(chk(f(f32::NAN), f(2.0)), 1);

@@ -361,6 +361,54 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A 64-bit float source: [`Self::src64`] with its `-`, `|…|` recorded in `m` (source
+    /// position `i`), a literal read as the f64 it prints (`1`, `0.5`, `+INF`: the instruction
+    /// encodes the upper word, nvdisasm prints the value).
+    fn fsrc64(&mut self, o: &Operand, m: &mut Mods, i: usize) -> R<Opnd> {
+        let bits = match o.value {
+            Value::Int(v) => Some((v as f64).to_bits()),
+            Value::Float(f) if f.is_nan() => Some(0x7FF8_0000_0000_0000 | (f.is_sign_negative() as u64) << 63),
+            Value::Float(f) => Some(f.to_bits()),
+            _ => None,
+        };
+        if let Some(mut b) = bits {
+            if o.abs {
+                b &= !(1 << 63);
+            }
+            if o.neg {
+                b ^= 1 << 63;
+            }
+            return Ok(Opnd::Imm(b));
+        }
+        if o.not || o.modifiers.iter().any(|x| x != "reuse") {
+            return Err(format!("operand `{o}` of a 64-bit float instruction"));
+        }
+        let bit = 1u8 << i;
+        if o.neg {
+            m.neg |= bit;
+        }
+        if o.abs {
+            m.abs |= bit;
+        }
+        let plain = Operand { neg: false, abs: false, ..o.clone() };
+        self.src64(&plain)
+    }
+
+    /// The rounding modifiers of a float instruction (`.RN` when none); anything else is an error.
+    fn rounding(inst: &Instruction) -> R<Rnd> {
+        let mut r = Rnd::Rn;
+        for x in &inst.modifiers {
+            r = match x.as_str() {
+                "RN" => Rnd::Rn,
+                "RZ" => Rnd::Rz,
+                "RM" => Rnd::Rm,
+                "RP" => Rnd::Rp,
+                other => return Err(format!("`{}.{other}` is not lowered", inst.opcode)),
+            };
+        }
+        Ok(r)
+    }
+
     fn dst(&mut self, o: &Operand) -> R<Opnd> {
         Ok(match &o.value {
             Value::Reg(r) => self.gpr(*r).map_or(Opnd::Sink, Opnd::Reg),
@@ -1273,12 +1321,37 @@ impl<'a> Lowerer<'a> {
                 };
                 (op, m, [vec![d], s].concat(), 1)
             }
+            "MUFU" if has("RCP64H") || has("RSQ64H") => {
+                need(2)?;
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err(format!("`{}` with a modified operand", inst.mnemonic()));
+                }
+                (Op::Machine(MachineOp::Mufu64H { rsqrt: has("RSQ64H") }), m, [vec![d], s].concat(), 1)
+            }
+            // `MUFU.fn{.F16,.BF16}`: the `.approx` op of that type (f32 ones flush subnormals).
             "MUFU" => {
                 need(2)?;
-                m.types = vec![Ty::F32];
-                m.flags |= flag::FTZ | flag::APPROX;
+                let ty = if has("F16") {
+                    Ty::F16
+                } else if has("BF16") {
+                    Ty::Bf16
+                } else {
+                    Ty::F32
+                };
+                m.types = vec![ty];
+                m.flags |= flag::APPROX;
+                if ty != Ty::F16 {
+                    m.flags |= flag::FTZ;
+                }
                 let f = inst.modifiers.first().map(String::as_str).unwrap_or("");
+                if ty != Ty::F32 && !matches!(f, "EX2" | "TANH") {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
                 let op = match f {
+                    "TANH" => Op::Tanh,
                     "RCP" => Op::Rcp,
                     "RSQ" => Op::Rsqrt,
                     "EX2" => Op::Ex2,
@@ -1311,9 +1384,13 @@ impl<'a> Lowerer<'a> {
                 }
                 (Op::Cvt, m, [vec![d], s].concat(), 1)
             }
+            // Conversions: `F2I.{int}.{float}`, `I2F.{float}.{int}`, `F2F.{to}.{from}`,
+            // `FRND.{float}` (the float type F32 and the integer S32 when not written; 64-bit
+            // types on register pairs), with the rounding written: `cvt`.
             "F2I" | "I2F" | "I2FP" | "F2F" | "FRND" => {
                 need(2)?;
-                let mut int = None;
+                let mut ints = Vec::new();
+                let mut floats = Vec::new();
                 for x in &inst.modifiers {
                     match x.as_str() {
                         "FTZ" => m.flags |= flag::FTZ,
@@ -1325,38 +1402,58 @@ impl<'a> Lowerer<'a> {
                         "RM" => m.rnd = Some(Rnd::Rm),
                         "RZ" => m.rnd = Some(Rnd::Rz),
                         "RN" => m.rnd = Some(Rnd::Rn),
-                        "U32" => int = Some(Ty::U32),
-                        "S32" => int = Some(Ty::S32),
-                        "F32" => {}
+                        "U32" => ints.push(Ty::U32),
+                        "S32" => ints.push(Ty::S32),
+                        "U64" => ints.push(Ty::U64),
+                        "S64" => ints.push(Ty::S64),
+                        "U16" => ints.push(Ty::U16),
+                        "S16" => ints.push(Ty::S16),
+                        "U8" => ints.push(Ty::U8),
+                        "S8" => ints.push(Ty::S8),
+                        "F32" => floats.push(Ty::F32),
+                        "F64" => floats.push(Ty::F64),
+                        "F16" => floats.push(Ty::F16),
+                        "BF16" => floats.push(Ty::Bf16),
                         other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
                     }
                 }
-                let int = int.unwrap_or(Ty::S32);
-                let f = Ty::F32;
-                m.types = match op_name {
-                    "F2I" => {
-                        if m.rnd.is_none() {
-                            m.rnd = Some(Rnd::Rni);
-                        }
-                        vec![int, f]
-                    }
-                    "FRND" => {
-                        if m.rnd.is_none() {
-                            m.rnd = Some(Rnd::Rni);
-                        }
-                        vec![f, f]
-                    }
-                    "F2F" => return Err("F2F is not lowered".into()),
-                    _ => {
-                        if m.rnd.is_none() {
-                            m.rnd = Some(Rnd::Rn);
-                        }
-                        vec![f, int]
-                    }
+                let int = match ints[..] {
+                    [] => Ty::S32,
+                    [t] => t,
+                    _ => return Err(format!("`{}`: two integer types", inst.mnemonic())),
                 };
-                let d = self.dst(&o[0])?;
-                let s = srcs!(&mut m, op_name != "I2F" && op_name != "I2FP", [1]);
-                (Op::Cvt, m, [vec![d], s].concat(), 1)
+                let float = |i: usize| floats.get(i).copied().unwrap_or(Ty::F32);
+                m.types = match op_name {
+                    "F2I" if floats.len() <= 1 => vec![int, float(0)],
+                    "FRND" if floats.len() <= 1 => vec![float(0), float(0)],
+                    // `F2F.F32.F64`: to, from (the half forms are the arm above).
+                    "F2F" if floats.len() == 2 && ints.is_empty() => floats.clone(),
+                    "I2F" | "I2FP" if floats.len() <= 1 => vec![float(0), int],
+                    _ => return Err(format!("`{}`", inst.mnemonic())),
+                };
+                if m.rnd.is_none() {
+                    let to_int = op_name == "F2I" || op_name == "FRND";
+                    let narrowing = op_name != "F2F" || m.types[0] == Ty::F32;
+                    m.rnd = match (to_int, narrowing) {
+                        (true, _) => Some(Rnd::Rni),
+                        (false, true) => Some(Rnd::Rn),
+                        // f32 to f64 is exact: no rounding.
+                        (false, false) => None,
+                    };
+                }
+                let (to, from) = (m.types[0], m.types[1]);
+                let d = if to.bits() == 64 { self.dst64(&o[0])? } else { self.dst(&o[0])? };
+                let s = if from == Ty::F64 {
+                    self.fsrc64(&o[1], &mut m, 0)?
+                } else if from.bits() == 64 {
+                    if o[1].neg || o[1].abs || o[1].not {
+                        return Err(format!("`{}` with a modified 64-bit operand", inst.mnemonic()));
+                    }
+                    self.src64(&o[1])?
+                } else {
+                    self.src(&o[1], &mut m, 0, from.is_float())?
+                };
+                (Op::Cvt, m, vec![d, s], 1)
             }
             // `HFMA2{.MMA} d, a, b, c` (`.MMA`: issued to the tensor datapath, the same sum):
             // `fma.rn.f16x2`, both halves.
@@ -1370,23 +1467,51 @@ impl<'a> Lowerer<'a> {
                 }
                 (Op::Fma, m, [vec![d], s].concat(), 1)
             }
-            // `DFMA d, a, b, c` on register pairs (uniform ones too): `fma.f64`.
-            "DFMA" => {
-                need(4)?;
-                m.rnd = Some(Rnd::Rn);
-                for x in &inst.modifiers {
-                    m.rnd = Some(match x.as_str() {
-                        "RN" => Rnd::Rn,
-                        "RZ" => Rnd::Rz,
-                        "RM" => Rnd::Rm,
-                        "RP" => Rnd::Rp,
-                        other => return Err(format!("`DFMA.{other}` is not lowered")),
-                    });
-                }
+            // `DFMA d, a, b, c`, `DADD d, a, b`, `DMUL d, a, b` on register pairs (uniform ones
+            // too), sources negated or absolute, literals as f64: `fma/add/mul.f64`.
+            "DFMA" | "DADD" | "DMUL" => {
+                let k = if op_name == "DFMA" { 3 } else { 2 };
+                need(k + 1)?;
+                m.rnd = Some(Self::rounding(inst)?);
                 m.types = vec![Ty::F64];
                 let d = self.dst64(&o[0])?;
-                let (a, b, c) = (self.src64(&o[1])?, self.src64(&o[2])?, self.src64(&o[3])?);
-                (Op::Fma, m, vec![d, a, b, c], 1)
+                let mut ops = vec![d];
+                for i in 0..k {
+                    ops.push(self.fsrc64(&o[i + 1], &mut m, i)?);
+                }
+                let op = match op_name {
+                    "DADD" => Op::Add,
+                    "DMUL" => Op::Mul,
+                    _ => Op::Fma,
+                };
+                (op, m, ops, 1)
+            }
+            // `DSETP.cmp.bop p, q, a, b, c` as `FSETP` on f64 pairs; `DSETP.MIN/MAX.AND p, q, a,
+            // b, PT` is ptxas's `min/max.f64` ([`MachineOp::DminMax`]).
+            "DSETP" => {
+                need(5)?;
+                let minmax = has("MIN") || has("MAX");
+                let bop = inst.modifiers.iter().find_map(|x| match x.as_str() {
+                    "AND" => Some(BoolOp::And),
+                    "OR" => Some(BoolOp::Or),
+                    "XOR" => Some(BoolOp::Xor),
+                    _ => None,
+                });
+                m.types = vec![Ty::F64];
+                let p = self.dst(&o[0])?;
+                let q = self.dst(&o[1])?;
+                let a = self.fsrc64(&o[2], &mut m, 0)?;
+                let b = self.fsrc64(&o[3], &mut m, 1)?;
+                if minmax {
+                    if bop != Some(BoolOp::And) || !matches!(o[4].value, Value::Pred(c) if c.is_true() && !o[4].not) {
+                        return Err(format!("`{}` combined with a predicate", inst.mnemonic()));
+                    }
+                    return Ok((Op::Machine(MachineOp::DminMax { max: has("MAX") }), m, vec![Opnd::Vec(vec![p, q]), a, b], 1));
+                }
+                m.cmp = Some(inst.modifiers.iter().find_map(|x| cmp_of(x)).ok_or("no comparison")?);
+                m.bool_op = bop;
+                let c = self.src(&o[4], &mut m, 2, false)?;
+                (Op::Setp, m, vec![Opnd::Vec(vec![p, q]), a, b, c], 1)
             }
             // `F2FP.F16.F32.PACK_AB d, RZ, b` (sm_80–89: `F2FP.PACK_AB`): b rounded to half in
             // the low half, +0 (RZ converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.

@@ -268,9 +268,9 @@ fn calls_return_through_the_address_they_were_given() {
 
 #[test]
 fn unlowered_opcodes_and_faults_are_located() {
-    let e = lower("DMUL R4, R4, R4\nMOV R5, RZ").unwrap_err();
-    assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "DMUL"));
-    assert!(e.to_string().contains("kernel `k`: SASS 0x0050 `DMUL R4, R4, R4`"), "{e}");
+    let e = lower("VABSDIFF R4, R4, R4, RZ\nMOV R5, RZ").unwrap_err();
+    assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "VABSDIFF"));
+    assert!(e.to_string().contains("kernel `k`: SASS 0x0050 `VABSDIFF R4, R4, R4, RZ`"), "{e}");
     // A store to a bad address faults, naming the SASS instruction.
     let prog = lower("MOV R2, 0x10\nMOV R3, RZ\nMOV R5, RZ").unwrap();
     let mut g = Gpu::new(1);
