@@ -452,6 +452,9 @@ pub enum Base {
     /// A 32-bit register shifted left: SASS `[R0.X4]` (Turing to Ada scale an index by 4, 8
     /// or 16 in the address).
     Scaled(u32, u8),
+    /// A symbol's address plus a 32-bit register: SASS `c[0x2][R5]`, an indexed read of a
+    /// constant bank the lowering places as one variable.
+    SymIndex(u32, u32),
 }
 
 impl Base {
@@ -460,7 +463,7 @@ impl Base {
         match *self {
             Base::Reg(r) => out.push(r),
             Base::Pair(a, b) | Base::Sum(a, b) => out.extend([a, b]),
-            Base::Scaled(r, _) => out.push(r),
+            Base::Scaled(r, _) | Base::SymIndex(_, r) => out.push(r),
             Base::PairSum(a, b, c, d) => out.extend([a, b, c, d]),
             Base::None | Base::Sym(_) => {}
         }
@@ -477,7 +480,7 @@ impl Base {
             Base::Sum(a, b) => reg(a).wrapping_add(reg(b)) & 0xFFFF_FFFF,
             Base::Scaled(r, shift) => (reg(r) << shift) & 0xFFFF_FFFF,
             Base::PairSum(a, b, c, d) => ((reg(b) << 32) | (reg(a) & 0xFFFF_FFFF)).wrapping_add((reg(d) << 32) | (reg(c) & 0xFFFF_FFFF)),
-            Base::Sym(_) => return None,
+            Base::Sym(_) | Base::SymIndex(..) => return None,
         })
     }
 }

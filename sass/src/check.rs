@@ -231,9 +231,14 @@ fn ends_path(i: &Instruction) -> bool {
     unguarded && matches!(i.opcode.as_str(), "BRA" | "BRX" | "JMP" | "JMX" | "EXIT" | "RET")
 }
 
-/// `DEPBAR.LE SBb, N` counts as a wait on `b`.
+/// `DEPBAR.LE SBb, N` counts as a wait on `b`, `DEPBAR {5,4,…}` on each scoreboard named.
 fn depbar_waits(i: &Instruction, b: u8) -> bool {
-    i.opcode == "DEPBAR" && i.operands.first().is_some_and(|o| o.value == Value::Scoreboard(b))
+    i.opcode == "DEPBAR"
+        && i.operands.first().is_some_and(|o| match &o.value {
+            Value::Scoreboard(x) => *x == b,
+            Value::Scoreboards(v) => v.contains(&b),
+            _ => false,
+        })
 }
 
 /// Runs every rule over one kernel.

@@ -37,6 +37,11 @@ pub struct Module {
     /// The SASS target (`sm_90`), from `.target`, `.headerflags` or cuobjdump's `code for`.
     pub arch: Option<String>,
     pub kernels: Vec<Kernel>,
+    /// Constant bank 3 (`.nv.constant3`): the module's `__constant__` variables.
+    pub bank3: ConstSection,
+    /// Constant bank 4 (`.nv.constant4`): the addresses of the module's `__device__` variables
+    /// the code takes (sm_90).
+    pub bank4: ConstSection,
 }
 
 impl Module {
@@ -66,29 +71,57 @@ pub struct Kernel {
     pub labels: BTreeMap<String, u32>,
     pub instructions: Vec<Instruction>,
     /// Constant bank 2 (`.nv.constant2.<name>`, printed by nvdisasm without `-c`): the literals
-    /// ptxas keeps out of the code (sm_75–89's 64-bit addends, `c[0x2][0x0]`). Empty when the
-    /// listing has none.
-    pub bank2: Bank2,
+    /// ptxas keeps out of the code (sm_75–89's 64-bit addends, `c[0x2][0x0]`, `BRX` offset
+    /// tables). Empty when the listing has none.
+    pub bank2: ConstSection,
 }
 
-/// A kernel's constant bank 2: its bytes, and where the loader patches in an address (a
-/// relocation, printed as a symbol: its bytes here are not the value).
+/// A constant-bank section as nvdisasm prints it (without `-c`): bank 2 of a kernel
+/// (`.nv.constant2.<name>`), or the module's bank 3 (`.nv.constant3`: the `__constant__`
+/// variables, each a label at its offset) or bank 4 (`.nv.constant4`: one `.dword <symbol>` per
+/// `__device__` variable whose address the code takes).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Bank2 {
+pub struct ConstSection {
     pub bytes: Vec<u8>,
-    /// `(offset, size)` of each relocated entry.
-    pub relocated: Vec<(u32, u32)>,
+    /// Where the loader patches in an address (a relocation, printed as a symbol: its bytes here
+    /// are not the value).
+    pub relocated: Vec<Reloc>,
+    /// The variables the section holds (its labels) and their offsets, in order.
+    pub symbols: Vec<(String, u32)>,
 }
 
-impl Bank2 {
-    /// The little-endian value of `size` bytes at `offset`, or why not.
-    pub fn read(&self, offset: u32, size: u32) -> Result<u64, String> {
+/// An entry the loader fills with an address: `.dword g_table` (`target` = `g_table`), or
+/// `.dword fun@R_CUDA_FUNC_DESC_64(f)` (`target` as printed).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reloc {
+    pub offset: u32,
+    pub size: u32,
+    pub target: String,
+}
+
+impl ConstSection {
+    /// The little-endian value of `size` bytes at `offset` of bank `bank`, or why not.
+    pub fn read(&self, bank: u32, offset: u32, size: u32) -> Result<u64, String> {
         let (start, end) = (offset as u64, offset as u64 + size as u64);
-        if self.relocated.iter().any(|&(o, n)| (o as u64) < end && start < o as u64 + n as u64) {
-            return Err(format!("c[0x2][{offset:#x}] holds an address the loader patches in (a relocation)"));
+        if self.relocated.iter().any(|r| (r.offset as u64) < end && start < r.offset as u64 + r.size as u64) {
+            return Err(format!("c[{bank:#x}][{offset:#x}] holds an address the loader patches in (a relocation)"));
         }
-        let b = self.bytes.get(start as usize..end as usize).ok_or_else(|| format!("c[0x2][{offset:#x}] is past the {} bytes of the kernel's bank 2", self.bytes.len()))?;
+        let b = self.bytes.get(start as usize..end as usize).ok_or_else(|| format!("c[{bank:#x}][{offset:#x}] is past the {} bytes of bank {bank}", self.bytes.len()))?;
         Ok(b.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
+    }
+
+    /// The variable whose extent holds `offset` (up to the next label or the section's end),
+    /// and `offset` from its start.
+    pub fn symbol_at(&self, offset: u32) -> Option<(&str, u32)> {
+        let i = self.symbols.partition_point(|(_, o)| *o <= offset).checked_sub(1)?;
+        let end = self.symbols.get(i + 1).map_or(self.bytes.len() as u32, |(_, o)| *o);
+        let (name, start) = &self.symbols[i];
+        (offset < end).then_some((name.as_str(), offset - start))
+    }
+
+    /// The entry relocated at exactly `offset`.
+    pub fn reloc_at(&self, offset: u32) -> Option<&Reloc> {
+        self.relocated.iter().find(|r| r.offset == offset)
     }
 }
 
@@ -270,12 +303,19 @@ pub enum Value {
     Mem { desc: Option<Desc>, addr: Address },
     /// A branch or call target: `` `(.L_x_3) `` with the pc the label marks in this kernel.
     Target { label: String, pc: Option<u32> },
+    /// nvdisasm's note of an indirect branch's possible targets, `(*"BRANCH_TARGETS .L_x_35,
+    /// .L_x_36"*)` after `BRX R2 -0x160`: each label with the pc it marks in this kernel.
+    BranchTargets(Vec<(String, Option<u32>)>),
     /// A special register: `SR_TID.X`, `SR_CTAID.Y`, `SR_LANEID`, `SRZ`.
     Special(String),
     /// A convergence barrier register `B0`–`B15` (BSSY/BSYNC/BREAK).
     ConvBarrier(u8),
     /// A scoreboard `SB0`–`SB5` (DEPBAR).
     Scoreboard(u8),
+    /// A set of scoreboards, `{5,4,3,2,1,0}` (`DEPBAR {…}` waits on each), as written.
+    Scoreboards(Vec<u8>),
+    /// A memory descriptor alone, `desc[UR10]` (`UBLKCP`'s last operand).
+    Descriptor(Reg),
     /// A relocated symbol half: `32@lo(sym)`, `32@hi(sym)`.
     Symbol { bits: u32, part: String, name: String },
     /// Any other bare word nvdisasm prints as an operand (`PR`, `gsb0`, `2D`, `ARRAY_2D`).
@@ -297,6 +337,9 @@ impl std::fmt::Display for Value {
             Value::Mem { desc: Some(Desc::Global(r)), addr } => write!(f, "desc[{r}][{addr}]"),
             Value::Mem { desc: Some(Desc::Matrix), addr } => write!(f, "gdesc[{addr}]"),
             Value::Target { label, .. } => write!(f, "`({label})"),
+            Value::BranchTargets(t) => write!(f, "(*\"BRANCH_TARGETS {}\"*)", t.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(",")),
+            Value::Scoreboards(v) => write!(f, "{{{}}}", v.iter().map(u8::to_string).collect::<Vec<_>>().join(",")),
+            Value::Descriptor(r) => write!(f, "desc[{r}]"),
             Value::Special(s) | Value::Word(s) => write!(f, "{s}"),
             Value::ConvBarrier(b) => write!(f, "B{b}"),
             Value::Scoreboard(b) => write!(f, "SB{b}"),

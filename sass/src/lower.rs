@@ -19,6 +19,18 @@
 //!   to), `0x208` the global-memory descriptor (0: addresses are used as they are; `0x118`
 //!   before sm_90), and on sm_90 `0x140` whether the grid runs in clusters, `0x150` 1 / the
 //!   cluster's width as an f32 and `0x188` its CTA count (measured on the cluster kernels).
+//! - **Constant banks 2–4.** Bank 2 (`.nv.constant2.<kernel>`) holds ptxas's literals and
+//!   `switch` offset tables, bank 3 (`.nv.constant3`) the module's `__constant__` variables,
+//!   each a label at its bank offset, and bank 4 (`.nv.constant4`, sm_90) one relocated
+//!   `.dword <var>` per `__device__` variable whose address the code takes. A literal read of
+//!   bank 2 is its value; of bank 3 an `ld.const` of the variable holding the offset (the PTX
+//!   program's symbol, placed by name as PTX mode places it), or as an ALU operand its
+//!   initializer (constant memory is read-only to kernels); a 64-bit read of bank 4 is the
+//!   variable's address (`mov.u64 %rd, var`). An indexed read (`c[0x2][R5]`, `c[0x3][R21+0x8]`:
+//!   the register holds a bank offset, so the variable is known only at run time) is an
+//!   `ld.const` of the whole bank placed as one read-only variable with the listing's bytes.
+//!   A 32-bit half of a bank-4 address, an indexed bank 4 and banks holding relocations read
+//!   with an index are errors.
 //! - **Shared memory.** On sm_90 the CTA's window has 1 KiB reserved below the user's data and
 //!   ptxas forms every shared address as `SR_CgaCtaId << 24 | 0x400 + offset` (`SR_CgaCtaId` is
 //!   the CTA's rank in its cluster, 0 without one). A CTA-space access (`LDS`, `STS`, `SYNCS`)
@@ -36,10 +48,12 @@
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
 //!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
-//!   tensor copies, `DFMA` = `fma.rn.f64` on pairs, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
+//!   tensor copies, `DFMA`/`DADD`/`DMUL` = `fma/add/mul.f64` on pairs (negated and absolute
+//!   operands; a literal is the f64 it prints), `DSETP` = `setp.f64`, `F2I`/`I2F`/`F2F`/`FRND`
+//!   between f64, f32, f16, bf16 and 8- to 64-bit integers = `cvt`, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
 //!   (high half RZ) = `cvt.rn.f16.f32`, `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`,
-//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`
-//!   included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`,
+//!   `DSETP.MIN/MAX`, `MUFU.RCP64H/RSQ64H` included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
 //!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
 //!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
 //!   `wait_group`.
@@ -48,14 +62,18 @@
 //!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`BREAK`/`WARPSYNC`/`YIELD` are no-ops; a branch
 //!   out of a region that holds a `YIELD` reconverges only the second time round (`RECONV_HOLD`). `CALL.REL` is a jump and
 //!   `RET.REL Rn` an indexed jump through the table of return points (`Rn` holds the byte offset
-//!   ptxas moved there before the call). `BRA.DIV` (the branch to ptxas's slow path for a
-//!   divergent warp) is never taken: the fast path's SHFL/VOTE use the active lanes.
+//!   ptxas moved there before the call). `BRX Rn -off` (a `switch`: Rn + pc + 16 − off is the
+//!   target, and ptxas makes off = pc + 16, Rn the offset from a bank-2 table) is an indexed
+//!   jump through a table of the targets nvdisasm notes (`BRANCH_TARGETS`). `BRA.DIV` (the
+//!   branch to ptxas's slow path for a divergent warp) is never taken: the fast path's
+//!   SHFL/VOTE use the active lanes. `DEPBAR` outside `LDGSTS` kernels (`DEPBAR {5,4,…}`
+//!   included) is a no-op.
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
-//! callers fall back to PTX mode with it. Not lowered yet: f64 arithmetic other than `DFMA`,
-//! f16 arithmetic other than `HFMA2`, `MATCH`, relocated symbols (addresses of `__device__`
-//! variables in bank 2), constant banks other than 0 and 2, 64-bit atomics, remote mbarrier
-//! arrivals, `F2FP.PACK_AB` of two values.
+//! callers fall back to PTX mode with it. Not lowered yet: f16 arithmetic other than `HFMA2`
+//! (`HADD2`, `HMUL2`, `HSETP2`, `HMNMX2`), `MATCH`, relocated symbols (`32@lo(sym)`, addresses in
+//! bank 2), 32-bit halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`),
+//! 64-bit atomics, remote mbarrier arrivals, `F2FP.PACK_AB` of two values.
 
 use std::collections::BTreeMap;
 
@@ -63,7 +81,7 @@ use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
 use warpsim_isa::machine::MachineOp;
-use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind, RECONV_HOLD};
+use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind, Symbol, RECONV_HOLD};
 use warpsim_isa::types::{BoolOp, Cmp, Rnd, SReg, Ty};
 
 use crate::{Bank, Instruction, Kernel, Module, Operand, Pred, Reg, Value};
@@ -100,7 +118,7 @@ pub fn lower(module: &Module, kernel: &str, ptx: &Program) -> Result<Program, Bo
         reason: format!("the listing has no kernel `{kernel}` (it has {})", module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")),
     })?;
     let base = crate::abi::param_base(&arch).ok_or_else(|| err(k, None, "", format!("no parameter ABI for target `{arch}`")))?;
-    let mut lw = Lowerer::new(k, base, if arch.starts_with("sm_9") { SHARED_RESERVED } else { 0 }, ptx);
+    let mut lw = Lowerer::new(module, k, base, if arch.starts_with("sm_9") { SHARED_RESERVED } else { 0 }, ptx);
     lw.frame = frame_size(k);
     for (i, inst) in k.instructions.iter().enumerate() {
         if inst.pc as usize != i * 16 {
@@ -175,6 +193,7 @@ enum Key {
 }
 
 struct Lowerer<'a> {
+    module: &'a Module,
     k: &'a Kernel,
     ptx: &'a Program,
     base: u32,
@@ -187,19 +206,26 @@ struct Lowerer<'a> {
     frame: u64,
     /// Table 0: return points of `RET.REL` (index = target byte offset).
     table: Vec<u32>,
+    /// Tables 1…: each `BRX`'s targets (index = the register's value).
+    brx_tables: Vec<Vec<u32>>,
     /// Whether the kernel makes `LDGSTS` copy groups (so `DEPBAR` waits on them).
     async_copies: bool,
     /// Bytes of the CTA's shared window below the user's data: [`SHARED_RESERVED`] on sm_90,
     /// none before (so also which ABI the driver constants follow).
     reserved: i64,
+    /// The module's variables (the PTX program's `.global`/`.const` symbols, placed by name as
+    /// PTX mode places them), then the constant banks read with a register index, after the
+    /// parameters in the program's symbols; empty until a constant bank 2–4 read needs them.
+    vars: Vec<Symbol>,
+    vars_loaded: bool,
 }
 
 type R<T> = Result<T, String>;
 
 impl<'a> Lowerer<'a> {
-    fn new(k: &'a Kernel, base: u32, reserved: i64, ptx: &'a Program) -> Self {
+    fn new(module: &'a Module, k: &'a Kernel, base: u32, reserved: i64, ptx: &'a Program) -> Self {
         let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
-        Lowerer { k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), async_copies, reserved }
+        Lowerer { module, k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), brx_tables: Vec::new(), async_copies, reserved, vars: Vec::new(), vars_loaded: false }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -290,7 +316,8 @@ impl<'a> Lowerer<'a> {
             Value::Float(f) => return Err(format!("float literal {f} where an integer is read")),
             Value::Const { bank: Bank::Index(0), addr } if addr.reg.is_none() && addr.ureg.is_none() => self.bank0(addr.offset)?,
             Value::Const { bank: Bank::Index(2), addr } if addr.reg.is_none() && addr.ureg.is_none() => Opnd::Imm(self.bank2(addr.offset, 4)?),
-            Value::Const { .. } => return Err(format!("constant operand `{o}` (only literal bank-0 and bank-2 offsets are lowered)")),
+            Value::Const { bank: Bank::Index(3), addr } if addr.reg.is_none() && addr.ureg.is_none() => Opnd::Imm(self.bank3_value(addr.offset, 4)?),
+            Value::Const { .. } => return Err(format!("constant operand `{o}` (only literal bank-0, bank-2 and bank-3 words are lowered as 32-bit operands)")),
             // The CTA's rank in its cluster (0 without clusters), which ptxas shifts into
             // every shared address.
             Value::Special(s) if s == "SR_CgaCtaId" => Opnd::Special(SReg::ClusterCtarank),
@@ -357,6 +384,8 @@ impl<'a> Lowerer<'a> {
                 _ => Err(format!("`{o}` as a 64-bit source")),
             },
             Value::Const { bank: Bank::Index(2), addr } if addr.reg.is_none() && addr.ureg.is_none() => Ok(Opnd::Imm(self.bank2(addr.offset, 8)?)),
+            Value::Const { bank: Bank::Index(3), addr } if addr.reg.is_none() && addr.ureg.is_none() => Ok(Opnd::Imm(self.bank3_value(addr.offset, 8)?)),
+            Value::Const { bank: Bank::Index(4), addr } if addr.reg.is_none() && addr.ureg.is_none() => Ok(Opnd::SymAddr(self.bank4(addr.offset)?, 0)),
             other => Err(format!("`{other}` as a 64-bit source")),
         }
     }
@@ -471,7 +500,106 @@ impl<'a> Lowerer<'a> {
     /// `size` bytes of constant bank 2 at `off`: ptxas's literals, known when the listing is read.
     fn bank2(&self, off: i64, size: u32) -> R<u64> {
         let o = u32::try_from(off).map_err(|_| format!("c[0x2][{off:#x}]"))?;
-        self.k.bank2.read(o, size)
+        self.k.bank2.read(2, o, size)
+    }
+
+    /// The `__constant__` variable `size` bytes at `off` of constant bank 3 fall in (the
+    /// listing's `.nv.constant3` labels), as its symbol and the offset in it.
+    fn bank3(&mut self, off: i64, size: u32) -> R<(u32, u64)> {
+        let o = u32::try_from(off).map_err(|_| format!("c[0x3][{off:#x}]"))?;
+        let (name, at) = self.module.bank3.symbol_at(o).ok_or_else(|| format!("c[0x3][{o:#x}]: no `__constant__` variable of the listing's `.nv.constant3` holds it"))?;
+        let s = self.module_var(name)?;
+        let len = self.vars[s as usize - self.ptx.params.len()].size;
+        if at as u64 + size as u64 > len {
+            return Err(format!("c[0x3][{o:#x}]: {size} bytes at {at} of `{name}`, which has {len}"));
+        }
+        Ok((s, at as u64))
+    }
+
+    /// The value of a bank-3 word an ALU instruction reads as an operand: the variable's
+    /// initializer, which is what its memory holds (constant memory is read-only to kernels, and
+    /// SASS mode's launches write no `__constant__` variable between them).
+    fn bank3_value(&mut self, off: i64, size: u32) -> R<u64> {
+        let (s, at) = self.bank3(off, size)?;
+        let v = &self.vars[s as usize - self.ptx.params.len()];
+        if v.relocs.iter().any(|r| r.0 < at + size as u64 && at < r.0 + 8) {
+            return Err(format!("c[0x3][{off:#x}] holds an address (`{}` is initialized with one)", v.name));
+        }
+        Ok((0..size as u64).rev().fold(0u64, |acc, i| acc << 8 | *v.init.get((at + i) as usize).unwrap_or(&0) as u64))
+    }
+
+    /// The `__device__` variable whose 64-bit address constant bank 4 holds at `off` (the
+    /// listing's `.nv.constant4` entry there, a relocation naming it).
+    fn bank4(&mut self, off: i64) -> R<u32> {
+        let o = u32::try_from(off).map_err(|_| format!("c[0x4][{off:#x}]"))?;
+        let r = self.module.bank4.relocated.iter().find(|r| r.offset <= o && o < r.offset + r.size).ok_or_else(|| format!("c[0x4][{o:#x}]: the listing's `.nv.constant4` has no address there"))?;
+        if r.offset != o || r.size != 8 {
+            return Err(format!("c[0x4][{o:#x}]: a 32-bit half of the address of `{}` (only whole 64-bit reads of bank 4 are lowered)", r.target));
+        }
+        if !r.target.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c)) {
+            return Err(format!("c[0x4][{o:#x}] holds `{}` (only the addresses of variables are lowered)", r.target));
+        }
+        self.module_var(&r.target)
+    }
+
+    /// The program symbol of the module variable `name` (the PTX program's `.global` or `.const`
+    /// symbol of that name, placed by name as PTX mode places it).
+    fn module_var(&mut self, name: &str) -> R<u32> {
+        self.load_module_vars()?;
+        let i = self.vars.iter().position(|s| s.name == name && matches!(s.kind, SymKind::Global | SymKind::Const)).ok_or_else(|| format!("`{name}` is not a `.global` or `.const` variable of the PTX module"))?;
+        Ok((self.ptx.params.len() + i) as u32)
+    }
+
+    /// Brings the module's variables into the program's symbols (once, before any bank copy):
+    /// the PTX program's `.global` and `.const` symbols, and the symbols their address
+    /// initializers name (a function's, as PTX mode writes it), renumbered.
+    fn load_module_vars(&mut self) -> R<()> {
+        if !self.vars_loaded {
+            self.vars_loaded = true;
+            let syms = &self.ptx.symbols;
+            let mut keep: Vec<bool> = syms.iter().map(|s| matches!(s.kind, SymKind::Global | SymKind::Const)).collect();
+            for s in syms.iter().filter(|s| matches!(s.kind, SymKind::Global | SymKind::Const)) {
+                s.relocs.iter().for_each(|r| keep[r.1 as usize] = true);
+            }
+            let first = self.ptx.params.len() as u32;
+            let index: BTreeMap<u32, u32> = (0u32..).zip(&keep).filter(|(_, k)| **k).enumerate().map(|(n, (i, _))| (i, first + n as u32)).collect();
+            for &i in index.keys() {
+                let mut s = syms[i as usize].clone();
+                s.relocs.iter_mut().for_each(|r| r.1 = index[&r.1]);
+                self.vars.push(s);
+            }
+        }
+        Ok(())
+    }
+
+    /// A constant bank read with a register index (`c[0x2][R5]`, `c[0x3][R21+0x10]`: the
+    /// register holds a bank offset, so which variable it reaches is known only at run time),
+    /// placed whole as one read-only variable with the listing's bytes: the kernel's bank 2
+    /// (`.nv.constant2.<kernel>`) or the module's bank 3 (`.nv.constant3`, the `__constant__`
+    /// variables at their bank offsets, with their initializers, which constant memory keeps).
+    fn bank_copy(&mut self, bank: u32) -> R<u32> {
+        let (k, module) = (self.k, self.module);
+        let (name, data) = match bank {
+            2 => (format!(".nv.constant2.{}", k.name), &k.bank2),
+            3 => (".nv.constant3".to_string(), &module.bank3),
+            _ => return Err(format!("an indexed read of constant bank {bank}")),
+        };
+        if let Some(r) = data.relocated.first() {
+            return Err(format!("an indexed read of constant bank {bank}, which holds an address at {:#x} (`{}`)", r.offset, r.target));
+        }
+        if data.bytes.is_empty() {
+            return Err(format!("an indexed read of constant bank {bank}, which the listing does not give"));
+        }
+        let sym = Symbol { name, kind: SymKind::Const, space: Space::Const, size: data.bytes.len() as u64, align: 16, offset: 0, func: 0, init: data.bytes.clone(), relocs: Vec::new(), ty: Ty::B8 };
+        self.load_module_vars()?;
+        let first = self.ptx.params.len();
+        Ok((first + match self.vars.iter().position(|s| s.name == sym.name) {
+            Some(i) => i,
+            None => {
+                self.vars.push(sym);
+                self.vars.len() - 1
+            }
+        }) as u32)
     }
 
     /// A memory operand: the address and, for shared memory, the reserved window taken off.
@@ -598,7 +726,7 @@ impl<'a> Lowerer<'a> {
         let out = match op_name {
             // `DEPBAR.LE SB0, n` in a kernel with `LDGSTS`: wait until at most n copy groups
             // are pending (`cp.async.wait_group n`); elsewhere a scoreboard wait (no-op).
-            "DEPBAR" if self.async_copies => {
+            "DEPBAR" if self.async_copies && has("LE") => {
                 need(2)?;
                 let k = self.src(&o[1], &mut m, 0, false)?;
                 (Op::Cp(CpOp::AsyncWaitGroup), m, vec![k], 0)
@@ -801,6 +929,34 @@ impl<'a> Lowerer<'a> {
                 }
                 (Op::Bra, m, ops, 0)
             }
+            // `BRX R2 -0x160 (*"BRANCH_TARGETS .L_x_35,…"*)` (a `switch`): a jump to byte offset
+            // R2 + pc + 16 − 0x160. ptxas writes −(pc + 16) and loads R2 (sign-extended into R3)
+            // from a bank-2 table of the targets' offsets, so R2 is the target's offset. An
+            // indexed branch through a table of the listed targets (index: R2's value); any
+            // other value stays on the BRX (no control-flow edge; the watchdog names the loop).
+            "BRX" => {
+                need(3)?;
+                let (Value::Reg(_), Value::Int(imm), Value::BranchTargets(targets)) = (&o[0].value, &o[1].value, &o[2].value) else {
+                    return Err(format!("`{}` other than `BRX Rn -offset (*\"BRANCH_TARGETS …\"*)`", inst.mnemonic()));
+                };
+                if !inst.modifiers.is_empty() {
+                    return Err(format!("`{}` is not lowered", inst.mnemonic()));
+                }
+                let base = inst.pc as i64 + 16 + imm;
+                let mut entries = Vec::new();
+                for (label, pc) in targets {
+                    let pc = pc.ok_or_else(|| format!("BRX target `{label}` is not a label of the kernel"))?;
+                    let i = usize::try_from(pc as i64 - base).map_err(|_| format!("BRX target `{label}` lies below the jump's base {base:#x}"))?;
+                    entries.push((i, pc / 16));
+                }
+                let mut t = vec![inst.pc / 16; entries.iter().map(|e| e.0 + 1).max().unwrap_or(0)];
+                for (i, target) in entries {
+                    t[i] = target;
+                }
+                self.brx_tables.push(t);
+                let r = self.src(&o[0], &mut m, 0, false)?;
+                (Op::BrxIdx, m, vec![r, Opnd::Table(self.brx_tables.len() as u32)], 0)
+            }
             "RET" => {
                 need(1)?;
                 let r = self.src(&o[0], &mut m, 0, false)?;
@@ -844,8 +1000,36 @@ impl<'a> Lowerer<'a> {
                     let (ty, d) = if width.1 == 2 { (Ty::B64, self.dst64(&o[0])?) } else { (Ty::B32, self.dst(&o[0])?) };
                     m.types = vec![ty];
                     (Op::Mov, m, vec![d, Opnd::Imm(self.bank2(addr.offset, 4 * width.1 as u32)?)], 1)
+                } else if *bank == Bank::Index(3) && regs == 0 {
+                    // A `__constant__` variable: `ld.const` of it, as PTX mode reads it.
+                    let (s, at) = self.bank3(addr.offset, width.0.bytes() * width.1 as u32)?;
+                    m.types = vec![width.0];
+                    m.vec = width.1 as u8;
+                    m.spaces = vec![Space::Const];
+                    let d = self.vector(&o[0], width.1, true)?;
+                    (Op::Ld, m, vec![d, Opnd::Addr { base: Base::Sym(s), offset: at as i64 }], 1)
+                } else if matches!(bank, Bank::Index(2 | 3)) && regs == 1 {
+                    // A table indexed by a thread's value (a `switch`'s jump offsets, a
+                    // `__constant__` array): `ld.const` of the bank placed whole.
+                    let Bank::Index(b) = *bank else { unreachable!() };
+                    let r = addr.reg.iter().chain(&addr.ureg).find(|r| !r.reg.is_zero()).ok_or("zero register")?;
+                    if !r.modifiers.is_empty() {
+                        return Err(format!("constant address register `{}.{}`", r.reg, r.modifiers.join(".")));
+                    }
+                    let s = self.bank_copy(b)?;
+                    let r = self.gpr(r.reg).ok_or("zero register")?;
+                    m.types = vec![width.0];
+                    m.vec = width.1 as u8;
+                    m.spaces = vec![Space::Const];
+                    let d = self.vector(&o[0], width.1, true)?;
+                    (Op::Ld, m, vec![d, Opnd::Addr { base: Base::SymIndex(s, r), offset: addr.offset }], 1)
+                } else if *bank == Bank::Index(4) && regs == 0 && width == (Ty::B32, 2) {
+                    // The address of a `__device__` variable (`mov.u64 %rd, var`).
+                    m.types = vec![Ty::B64];
+                    let d = self.dst64(&o[0])?;
+                    (Op::Mov, m, vec![d, Opnd::SymAddr(self.bank4(addr.offset)?, 0)], 1)
                 } else if *bank != Bank::Index(0) {
-                    return Err(format!("constant bank {bank} (only bank 0 and literal reads of bank 2 are lowered)"));
+                    return Err(format!("`{}` (only bank 0, literal offsets of banks 2 and 3, and 64-bit literal reads of bank 4 are lowered)", o[1]));
                 } else if regs == 0 && addr.offset == 0x198 && width.1 == 2 {
                     // The parameter block's generic address (TMA instructions are handed the
                     // tensor map's address in it): `cvta.param` of the bank base.
@@ -1665,6 +1849,7 @@ impl<'a> Lowerer<'a> {
             params.push(symbols.len() as u32);
             symbols.push(sym);
         }
+        symbols.extend(self.vars);
         let mut p = Program {
             name: ptx.name.clone(),
             target: ptx.target.clone(),
@@ -1683,7 +1868,7 @@ impl<'a> Lowerer<'a> {
                 regs: (0, 0),
                 extern_decl: false,
             }],
-            tables: vec![self.table],
+            tables: std::iter::once(self.table).chain(self.brx_tables).collect(),
             params,
             param_bytes,
             static_smem: ptx.static_smem,

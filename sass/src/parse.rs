@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{AddrReg, Address, Bank, Bank2, Control, Desc, Guard, Instruction, Kernel, Module, Operand, Pred, Reg, SourceLine, Value};
+use crate::{AddrReg, Address, Bank, ConstSection, Control, Desc, Guard, Instruction, Kernel, Module, Operand, Pred, Reg, SourceLine, Value};
 
 /// Text the parser does not understand, where it is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -36,11 +36,13 @@ pub fn parse(listing: &str) -> Result<Module, SassError> {
     p.finish_kernel();
     p.finish_data();
     for k in &mut p.kernels {
-        if let Some(b) = p.bank2.remove(&k.name) {
+        if let Some(b) = p.banks.remove(&DataSection::Bank2(k.name.clone())) {
             k.bank2 = b;
         }
     }
-    Ok(Module { arch: p.arch, kernels: p.kernels })
+    let mut bank = |b| p.banks.remove(&b).unwrap_or_default();
+    let (bank3, bank4) = (bank(DataSection::Bank3), bank(DataSection::Bank4));
+    Ok(Module { arch: p.arch, kernels: p.kernels, bank3, bank4 })
 }
 
 #[derive(Default)]
@@ -56,9 +58,20 @@ struct Parser {
     awaiting_high: Option<u64>,
     /// Inside a data section (its `/*off*/ .byte …` lines are not instructions).
     in_data: bool,
-    /// The `.nv.constant2.<kernel>` section being read.
-    data: Option<(String, Bank2)>,
-    bank2: BTreeMap<String, Bank2>,
+    /// The constant-bank section being read.
+    data: Option<(DataSection, ConstSection)>,
+    banks: BTreeMap<DataSection, ConstSection>,
+}
+
+/// The constant-bank sections the parser keeps.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum DataSection {
+    /// `.nv.constant2.<kernel>`.
+    Bank2(String),
+    /// `.nv.constant3`.
+    Bank3,
+    /// `.nv.constant4`.
+    Bank4,
 }
 
 fn err(line: usize, column: usize, message: impl Into<String>, text: &str) -> SassError {
@@ -97,9 +110,16 @@ impl Parser {
             self.start_kernel(name.trim().to_string(), true);
             return Ok(());
         }
-        if l.starts_with("/*") {
+        if let Some(comment) = l.strip_prefix("/*") {
             if self.current.is_none() && self.in_data {
-                return self.data_line(n, raw, l.split_once("*/").map_or("", |(_, r)| r.trim()));
+                let (off, body) = comment.split_once("*/").unwrap_or(("", ""));
+                if let (Some((_, bank)), Ok(off)) = (self.data.as_mut(), usize::from_str_radix(off.trim(), 16)) {
+                    // The offset comment places the line (padding nvdisasm leaves to `.align`).
+                    if off > bank.bytes.len() {
+                        bank.bytes.resize(off, 0);
+                    }
+                }
+                return self.data_line(n, raw, body.trim());
             }
             if self.current.is_none() {
                 return Err(err(n, col(raw, l), "an instruction outside any code section", l));
@@ -118,6 +138,9 @@ impl Parser {
             if !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || "_.$".contains(c)) {
                 if self.current.is_some() {
                     self.pending_labels.push(label.to_string());
+                } else if let Some((_, bank)) = self.data.as_mut().filter(|_| !label.starts_with('.')) {
+                    // A variable of a constant bank starts here.
+                    bank.symbols.push((label.to_string(), bank.bytes.len() as u32));
                 }
                 return Ok(());
             }
@@ -165,9 +188,12 @@ impl Parser {
                 self.finish_kernel();
                 self.finish_data();
                 self.in_data = !name.starts_with(".text.");
-                if let Some(k) = name.strip_prefix(".nv.constant2.") {
-                    self.data = Some((k.to_string(), Bank2::default()));
-                }
+                let section = match name {
+                    ".nv.constant3" => Some(DataSection::Bank3),
+                    ".nv.constant4" => Some(DataSection::Bank4),
+                    _ => name.strip_prefix(".nv.constant2.").map(|k| DataSection::Bank2(k.to_string())),
+                };
+                self.data = section.map(|s| (s, ConstSection::default()));
                 if let Some(k) = name.strip_prefix(".text.") {
                     if k.is_empty() {
                         return Err(err(n, col(raw, rest), "a code section without a name", rest));
@@ -193,6 +219,13 @@ impl Parser {
                 Ok(())
             }
             ".zero" if self.current.is_none() && self.data.is_some() => self.data_line(n, raw, l),
+            ".align" if self.current.is_none() => {
+                if let Some((_, bank)) = self.data.as_mut() {
+                    let a = rest.parse::<usize>().map_err(|_| err(n, col(raw, rest), "expected an alignment", rest))?.max(1);
+                    bank.bytes.resize(bank.bytes.len().div_ceil(a) * a, 0);
+                }
+                Ok(())
+            }
             w if IGNORED_DIRECTIVES.contains(&w) || self.current.is_none() => Ok(()),
             _ => Err(err(n, col(raw, l), "unknown directive in a code section", word)),
         }
@@ -200,7 +233,7 @@ impl Parser {
 
     /// A data directive, `body` of a line `/*0010*/ .byte 0x08, 0x00` (or `.short`/`.word`/
     /// `.dword`, a literal or a symbol the loader patches in, or `.zero N`): kept for constant
-    /// bank 2, skipped elsewhere.
+    /// banks 2–4, skipped elsewhere.
     fn data_line(&mut self, n: usize, raw: &str, body: &str) -> Result<(), SassError> {
         let Some((_, bank)) = self.data.as_mut() else { return Ok(()) };
         let (word, rest) = body.split_once(|c: char| c.is_whitespace()).map_or((body, ""), |(w, r)| (w, r.trim()));
@@ -214,13 +247,13 @@ impl Parser {
                 bank.bytes.resize(bank.bytes.len() + count, 0);
                 return Ok(());
             }
-            _ => return Err(err(n, col(raw, body), "unknown data directive in constant bank 2", word)),
+            _ => return Err(err(n, col(raw, body), "unknown data directive in a constant bank", word)),
         };
         for item in rest.split(',').map(str::trim) {
             match item.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()) {
                 Some(v) => bank.bytes.extend_from_slice(&v.to_le_bytes()[..size]),
                 None => {
-                    bank.relocated.push((bank.bytes.len() as u32, size as u32));
+                    bank.relocated.push(crate::Reloc { offset: bank.bytes.len() as u32, size: size as u32, target: item.to_string() });
                     bank.bytes.resize(bank.bytes.len() + size, 0);
                 }
             }
@@ -230,13 +263,13 @@ impl Parser {
 
     fn finish_data(&mut self) {
         if let Some((name, bank)) = self.data.take() {
-            self.bank2.insert(name, bank);
+            self.banks.insert(name, bank);
         }
     }
 
     fn start_kernel(&mut self, name: String, entry: bool) {
         self.finish_kernel();
-        self.current = Some(Kernel { name, entry, registers: None, labels: BTreeMap::new(), instructions: Vec::new(), bank2: Bank2::default() });
+        self.current = Some(Kernel { name, entry, registers: None, labels: BTreeMap::new(), instructions: Vec::new(), bank2: ConstSection::default() });
     }
 
     fn finish_kernel(&mut self) {
@@ -247,8 +280,10 @@ impl Parser {
         }
         for i in &mut k.instructions {
             for o in &mut i.operands {
-                if let Value::Target { label, pc } = &mut o.value {
-                    *pc = k.labels.get(label.as_str()).copied();
+                match &mut o.value {
+                    Value::Target { label, pc } => *pc = k.labels.get(label.as_str()).copied(),
+                    Value::BranchTargets(t) => t.iter_mut().for_each(|(label, pc)| *pc = k.labels.get(label.as_str()).copied()),
+                    _ => {}
                 }
             }
         }
@@ -629,6 +664,34 @@ impl<'a> Cursor<'a> {
                 }
                 Ok(Value::Target { label, pc: None })
             }
+            Some('(') => {
+                // `(*"BRANCH_TARGETS .L_x_35,.L_x_36"*)`
+                let rest = &self.s[at..];
+                let body = rest.strip_prefix("(*\"BRANCH_TARGETS").and_then(|r| r.split_once("\"*)")).map(|(b, _)| b);
+                let Some(body) = body else { return Err(self.error_at(at, "expected `(*\"BRANCH_TARGETS …\"*)`")) };
+                self.pos += "(*\"BRANCH_TARGETS".len() + body.len() + "\"*)".len();
+                let labels: Vec<(String, Option<u32>)> = body.split(',').map(|l| (l.trim().to_string(), None)).collect();
+                if labels.iter().any(|(l, _)| l.is_empty()) {
+                    return Err(self.error_at(at, "an empty label in BRANCH_TARGETS"));
+                }
+                Ok(Value::BranchTargets(labels))
+            }
+            Some('{') => {
+                // `{5,4,3,2,1,0}`: scoreboards.
+                self.pos += 1;
+                let mut set = Vec::new();
+                loop {
+                    self.skip_ws();
+                    let b = self.pos;
+                    let d = self.ident();
+                    set.push(d.parse::<u8>().ok().filter(|v| *v <= 5).ok_or_else(|| self.error_at(b, "expected a scoreboard 0-5"))?);
+                    self.skip_ws();
+                    if self.eat('}') {
+                        return Ok(Value::Scoreboards(set));
+                    }
+                    self.expect(',')?;
+                }
+            }
             Some(c) if c.is_ascii_digit() => self.number(false, at),
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let w = self.ident().to_string();
@@ -702,6 +765,9 @@ impl<'a> Cursor<'a> {
                     return Err(self.error_at(b, "expected a uniform register in `desc[...]`"));
                 };
                 self.expect(']')?;
+                if self.peek() != Some('[') {
+                    return Ok(Value::Descriptor(r));
+                }
                 self.expect('[')?;
                 let addr = self.address()?;
                 Ok(Value::Mem { desc: Some(Desc::Global(r)), addr })

@@ -398,3 +398,53 @@ fn cluster_shared_memory_through_machine_addresses() {
     let want: Vec<u32> = (0..128u32).map(|i| (i / 32 % 2 ^ 1) * 100 + i % 32 + 2 * 1000 + i / 64 * 10000).collect();
     assert_eq!(got, want);
 }
+
+/// The module's variables: `__constant__` arrays in bank 3 (`.nv.constant3`, each a label at its
+/// bank offset) read directly (`ld.const` of the variable), as an ALU operand and through a
+/// register holding a bank offset, and a `__device__` variable's address from bank 4
+/// (`.nv.constant4`, one relocated `.dword` per variable), against the same kernel in PTX mode.
+#[test]
+fn constant_banks_three_and_four_read_the_module_variables() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.const .align 4 .b8 c_a[8] = {1, 0, 0, 0, 2};\n.const .align 4 .b8 c_tab[16] = {10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40};\n.global .align 4 .u32 g_val = 5;\n.visible .entry k(.param .u64 out, .param .u32 n)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<6>;\nld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nld.const.u32 %r2, [c_tab+4];\nand.b32 %r3, %r1, 3;\nshl.b32 %r3, %r3, 2;\nmov.u64 %rd2, c_tab;\ncvt.u64.u32 %rd3, %r3;\nadd.u64 %rd2, %rd2, %rd3;\nld.const.u32 %r4, [%rd2];\nld.const.u32 %r5, [c_a+4];\nmov.u64 %rd4, g_val;\nld.global.u32 %r6, [%rd4];\nadd.u32 %r7, %r2, %r4;\nadd.u32 %r7, %r7, %r5;\nadd.u32 %r7, %r7, %r6;\nmul.wide.u32 %rd5, %r1, 4;\nadd.u64 %rd5, %rd1, %rd5;\nst.global.u32 [%rd5], %r7;\nret;\n}\n";
+    let banks = "\t.section\t.nv.constant3,\"a\",@progbits\n\t.align\t8\n.nv.constant3:\nc_a:\n        /*0000*/ \t.byte\t0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00\nc_tab:\n        /*0008*/ \t.byte\t0x0a, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1e, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00\n\t.section\t.nv.constant4,\"a\",@progbits\n\t.align\t8\n.nv.constant4:\n        /*0000*/ \t.dword\tg_val\n";
+    let body = "LDC R4, c[0x3][0xc]\nLOP3.LUT R6, R0, 0x3, RZ, 0xc0, !PT\nIMAD.SHL.U32 R6, R6, 0x4, RZ\nIADD3 R6, R6, 0x8, RZ\nLDC R7, c[0x3][R6]\nIADD3 R5, R4, R7, c[0x3][0x4]\nLDC.64 R8, c[0x4][0x0]\nLDG.E R9, desc[UR4][R8.64]\nIADD3 R5, R5, R9, RZ";
+    let ptx = warpsim_isa::load(ptx, "k.ptx").unwrap().remove(0);
+    let run_prog = |prog: warpsim_isa::Program, base: usize| {
+        let mut g = Gpu::new(1);
+        let out = g.upload("out", 128, &[]);
+        let mut params = vec![0u8; prog.param_bytes as usize];
+        params[base..base + 8].copy_from_slice(&out.to_le_bytes());
+        let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+        g.run_functional(Arc::new(prog), dims, params).unwrap_or_else(|f| panic!("{f}"));
+        g.download(out, 128).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<u32>>()
+    };
+    let sass = warpsim_sass::lower::lower_listing(&(listing(body) + banks), "k", &ptx).unwrap_or_else(|e| panic!("{e}"));
+    let want: Vec<u32> = (0..32).map(|t| 20 + 10 * (t % 4 + 1) + 2 + 5).collect();
+    assert_eq!(run_prog(ptx.clone(), 0), want, "PTX mode");
+    assert_eq!(run_prog(sass, 0x210), want, "SASS mode");
+    // Forms whose variable is not known exactly are errors naming them.
+    for (body, what) in [("LDC R5, c[0x4][0x4]", "64-bit literal reads of bank 4"), ("IADD3 R5, R0, c[0x4][0x4], RZ", "`c[0x4][0x4]`"), ("LDC R5, c[0x3][0x18]", "no `__constant__` variable"), ("LDC.64 R4, c[0x3][0x14]", "8 bytes at 12 of `c_tab`")] {
+        let e = warpsim_sass::lower::lower_listing(&(listing(body) + banks), "k", &ptx).unwrap_err();
+        assert!(e.reason.contains(what), "{body}: {e}");
+    }
+}
+
+/// A `switch` through a jump table: `LDC` of the target's offset from bank 2, indexed by the
+/// case, and `BRX R10 -(pc + 16)` to it (nvdisasm notes the targets); the lanes of one warp take
+/// three cases and meet after them.
+#[test]
+fn brx_jumps_through_the_bank_two_table() {
+    let bank = "\t.section\t.nv.constant2.k,\"a\",@progbits\n.nv.constant2.k:\n        /*0000*/ \t.byte\t0xa0, 0x00, 0x00, 0x00, 0xc0, 0x00, 0x00, 0x00, 0xe0, 0x00, 0x00, 0x00, 0xa0, 0x00, 0x00, 0x00\n";
+    let body = "LOP3.LUT R6, R0, 0x3, RZ, 0xc0, !PT\nIMAD.SHL.U32 R6, R6, 0x4, RZ\nLDC R10, c[0x2][R6]\nSHF.R.S32.HI R11, RZ, 0x1f, R10\nBRX R10 -0xa0 (*\"BRANCH_TARGETS .L_x_1,.L_x_2,.L_x_3\"*)\n.L_x_1:\nIMAD.MOV.U32 R5, RZ, RZ, 0x64\nBRA `(.L_x_9)\n.L_x_2:\nIMAD.MOV.U32 R5, RZ, RZ, 0xc8\nBRA `(.L_x_9)\n.L_x_3:\nIADD3 R5, R0, 0x7, RZ\n.L_x_9:\nDEPBAR {5,4,3,2,1,0}";
+    let text = listing(body) + bank;
+    let m = warpsim_sass::parse(&text).unwrap();
+    let brx = m.kernels[0].instructions.iter().find(|i| i.opcode == "BRX").unwrap();
+    assert_eq!(brx.text(), "BRX R10, -0xa0, (*\"BRANCH_TARGETS .L_x_1,.L_x_2,.L_x_3\"*)");
+    assert_eq!(brx.operands[2].value, warpsim_sass::Value::BranchTargets(vec![(".L_x_1".into(), Some(0xa0)), (".L_x_2".into(), Some(0xc0)), (".L_x_3".into(), Some(0xe0))]));
+    let (got, _) = run_text(&text, 0x210);
+    let want: Vec<u32> = (0..32).map(|t| [100, 200, t + 7, 100][t as usize % 4]).collect();
+    assert_eq!(got, want);
+    // A bulk copy's lone descriptor parses; the copy itself is not lowered.
+    let e = lower("UBLKCP.S.G [UR6], [UR8], UR4, desc[UR10]\nMOV R5, RZ").unwrap_err();
+    assert!(e.text.contains("desc[UR10]") && e.reason.contains("UBLKCP"), "{e}");
+}

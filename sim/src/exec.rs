@@ -360,6 +360,7 @@ impl Ctx<'_, '_> {
                         };
                         (self.sym_addr(w, *s), sp)
                     }
+                    Base::SymIndex(s, r) => (self.sym_addr(w, *s).wrapping_add(w.reg(*r, lane) & 0xFFFF_FFFF), space),
                     b => (b.value(|r| w.reg(r, lane)).unwrap_or(0), space),
                 };
                 (b.wrapping_add(*offset as u64), sp)

@@ -412,6 +412,7 @@ fn poll(k: &Kernel, w: &Warp, cta: &CtaShared, mem: &DeviceMemory, pc: u32) -> O
                 _ => k.sym_addr[s as usize],
             }
         }
+        Base::SymIndex(s, r) => k.sym_addr[s as usize].wrapping_add(w.reg(r, lane) & 0xFFFF_FFFF),
         b => b.value(|r| w.reg(r, lane)).unwrap_or(0),
     };
     let mut addr = b.wrapping_add(offset as u64);

@@ -157,3 +157,24 @@ fn every_target_runs_the_suite_in_sass_mode() {
     }
     assert!(ran >= 4, "{ran} targets run");
 }
+
+/// The corpus's switch and module-variable kernels (ptxas 13's sm_90 code): every kernel of
+/// branches_switch lowers (its `BRX` jump tables included), and no kernel of memory_spaces fails
+/// on a constant bank (its `__constant__` arrays in bank 3, `__device__` addresses in bank 4).
+#[test]
+fn corpus_switches_and_module_variables_lower() {
+    let Some(tc) = toolchain("corpus_switches_and_module_variables_lower") else { return };
+    for (file, all) in [("branches_switch", true), ("memory_spaces", false)] {
+        let path = format!("{}/../isa/tests/corpus/ptx/{file}.sm_90.ptx", env!("CARGO_MANIFEST_DIR"));
+        let ptx = std::fs::read_to_string(&path).unwrap();
+        let l = sass::listing(&tc, &ptx, "sm_90").unwrap_or_else(|e| panic!("{path}: {e}"));
+        let m = warpsim_sass::parse(&l.text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for p in warpsim_isa::load(&ptx, &path).unwrap() {
+            match warpsim_sass::lower::lower(&m, &p.name, &p) {
+                Ok(_) => {}
+                Err(e) if all => panic!("{e}"),
+                Err(e) => assert!(!e.text.contains("c[0x3]") && !e.text.contains("c[0x4]") && !e.reason.contains("constant bank"), "{e}"),
+            }
+        }
+    }
+}
