@@ -547,7 +547,7 @@ pub fn atom(op: crate::inst::AtomOp, ty: Ty, old: u64, b: u64, c: u64, noftz: bo
         A::Or => (old | b) & m,
         A::Xor => (old ^ b) & m,
         A::Exch => b & m,
-        A::Cas => {
+        A::Cas | A::CasFlag => {
             if old & m == b & m {
                 c & m
             } else {

@@ -23,6 +23,20 @@ pub enum AtomOp {
     Xor,
     Exch,
     Cas,
+    /// SASS `ATOMS.CAST.SPIN`: `cas` that returns 1 when it stored and 0 when it did not,
+    /// rather than the old value (ptxas's loop for a shared-memory atomic it has no unit for).
+    CasFlag,
+}
+
+impl AtomOp {
+    /// What the destination of an atomic receives, given the old memory value and the compare
+    /// operand `b`: the old value, or `CasFlag`'s success.
+    pub fn returned(self, ty: Ty, old: u64, b: u64) -> u64 {
+        match self {
+            AtomOp::CasFlag => (old & ty.mask() == b & ty.mask()) as u64,
+            _ => old,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

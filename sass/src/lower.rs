@@ -46,7 +46,9 @@
 //! - **Operations.** PTX ops where one has the meaning (`IMAD` = `mad.lo`, `.WIDE` = `mad.wide`,
 //!   `ISETP`/`FSETP` = `setp` with both destinations and the combining predicate, `FFMA` =
 //!   `fma.f32` with the written rounding, `F2I`/`I2F` = `cvt`, `MUFU.RCP/RSQ/EX2/LG2` = the
-//!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics, `LDGSTS` as
+//!   `.approx.ftz` ops, SHFL/VOTE/REDUX/ELECT/BAR/EXIT, loads, stores, atomics (64-bit ones on
+//!   pairs; `ATOMS.CAST.SPIN`, ptxas's compare-and-store loop, returns whether it stored),
+//!   `BAR.RED` + `B2R.RESULT` as `bar.red` (its result in a register of the barrier's), `LDGSTS` as
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
 //!   tensor copies, `DFMA`/`DADD`/`DMUL` = `fma/add/mul.f64` on pairs (negated and absolute
 //!   operands; a literal is the f64 it prints), `DSETP` = `setp.f64`, `F2I`/`I2F`/`F2F`/`FRND`
@@ -73,7 +75,7 @@
 //! callers fall back to PTX mode with it. Not lowered yet: f16 arithmetic other than `HFMA2`
 //! (`HADD2`, `HMUL2`, `HSETP2`, `HMNMX2`), `MATCH`, relocated symbols (`32@lo(sym)`, addresses in
 //! bank 2), 32-bit halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`),
-//! 64-bit atomics, remote mbarrier arrivals, `F2FP.PACK_AB` of two values.
+//! remote mbarrier arrivals, `F2FP.PACK_AB` of two values.
 
 use std::collections::BTreeMap;
 
@@ -190,6 +192,8 @@ enum Key {
     Up(u8),
     /// The register `@!PT` guards with: never written, so always false.
     False,
+    /// The result of the warp's last `BAR.RED`, which `B2R.RESULT` reads.
+    BarResult,
 }
 
 struct Lowerer<'a> {
@@ -254,6 +258,7 @@ impl<'a> Lowerer<'a> {
             Key::P(i) => (format!("P{i}"), Ty::Pred),
             Key::Up(i) => (format!("UP{i}"), Ty::Pred),
             Key::False => ("!PT".to_string(), Ty::Pred),
+            Key::BarResult => ("B2R.RESULT".to_string(), Ty::B32),
         };
         let r = self.reg_info.len() as u32;
         self.reg_info.push(RegInfo { name, ty, func: 0 });
@@ -1103,9 +1108,23 @@ impl<'a> Lowerer<'a> {
                     "ATOM" | "RED" => Space::Generic,
                     _ => Space::Global,
                 };
-                let aop = if has("POPC") { AtomOp::Add } else { atom_op(inst)? };
+                // `ATOMS.CAST.SPIN{.64} d, [a], cmp, new`: store `new` if memory holds `cmp`, `d` =
+                // whether it did (ptxas's loop for shared 64-bit and float atomics).
+                let aop = if has("POPC") {
+                    AtomOp::Add
+                } else if has("CAST") && has("SPIN") && space == Space::Shared {
+                    AtomOp::CasFlag
+                } else {
+                    atom_op(inst)?
+                };
                 let ty = if has("F32") {
                     Ty::F32
+                } else if has("F64") {
+                    Ty::F64
+                } else if has("S64") {
+                    Ty::S64
+                } else if has("64") && matches!(aop, AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::Inc | AtomOp::Dec) {
+                    Ty::U64
                 } else if has("64") {
                     Ty::B64
                 } else if has("S32") {
@@ -1113,12 +1132,10 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Ty::U32
                 };
-                if ty == Ty::B64 {
-                    return Err("64-bit atomics are not lowered".into());
-                }
-                if ty == Ty::F32 && aop == AtomOp::Add && !(has("FTZ") && has("RN")) {
+                if ty == Ty::F32 && aop == AtomOp::Add && !(has("FTZ") && has("RN")) || ty == Ty::F64 && !has("RN") {
                     return Err(format!("`{}`", inst.mnemonic()));
                 }
+                let wide_data = ty.bits() == 64;
                 m.types = vec![ty];
                 m.spaces = vec![space];
                 let wide = has("E") || matches!(space, Space::Generic);
@@ -1141,19 +1158,22 @@ impl<'a> Lowerer<'a> {
                     let a = self.address(&o[1], wide, shared)?;
                     return Ok((Op::Atom(AtomOp::Add), m, vec![d, a, Opnd::Imm(1)], 1));
                 }
+                // 64-bit data and results are register pairs.
+                let data = |lw: &mut Self, x: &Operand, m: &mut Mods, i: usize| if wide_data { lw.src64(x) } else { lw.src(x, m, i, false) };
                 if red {
                     need(2)?;
                     let a = self.address(&o[0], wide, shared)?;
-                    let b = self.src(&o[1], &mut m, 0, false)?;
+                    let b = data(self, &o[1], &mut m, 0)?;
                     (Op::Red(aop), m, vec![a, b], 0)
                 } else {
                     need(3)?;
-                    let d = self.dst(&o[0])?;
+                    let d = if wide_data { self.dst64(&o[0])? } else { self.dst(&o[0])? };
                     let a = self.address(&o[1], wide, shared)?;
-                    let mut ops = vec![d, a, self.src(&o[2], &mut m, 0, false)?];
-                    if aop == AtomOp::Cas {
+                    let b = data(self, &o[2], &mut m, 0)?;
+                    let mut ops = vec![d, a, b];
+                    if matches!(aop, AtomOp::Cas | AtomOp::CasFlag) {
                         need(4)?;
-                        ops.push(self.src(&o[3], &mut m, 1, false)?);
+                        ops.push(data(self, &o[3], &mut m, 1)?);
                     }
                     if m.neg | m.not != 0 {
                         return Err("negated atomic operand".into());
@@ -1190,6 +1210,27 @@ impl<'a> Lowerer<'a> {
                 }
                 (Op::Machine(MachineOp::Fchk), m, [vec![d], s].concat(), 1)
             }
+            // `BAR.RED.POPC/AND/OR id, {count,} p` is `bar.red` whose result goes to a register of
+            // the barrier's that `B2R.RESULT d, {q}` then reads (`d` the count, `q` whether it is
+            // non-zero: the and/or).
+            "BAR" if has("RED") => {
+                need(2)?;
+                let bop = if has("POPC") {
+                    BarOp::RedPopc
+                } else if has("AND") {
+                    BarOp::RedAnd
+                } else if has("OR") {
+                    BarOp::RedOr
+                } else {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                };
+                let mut ops = vec![Opnd::Reg(self.reg_of(Key::BarResult))];
+                for (i, x) in o.iter().enumerate() {
+                    ops.push(self.src(x, &mut m, i, false)?);
+                }
+                m.types = vec![if bop == BarOp::RedPopc { Ty::U32 } else { Ty::Pred }];
+                (Op::Bar(bop), m, ops, 1)
+            }
             "BAR" => {
                 let bop = if has("SYNC") {
                     BarOp::Sync
@@ -1204,6 +1245,24 @@ impl<'a> Lowerer<'a> {
                     ops.push(self.src(&o[1], &mut m, 1, false)?);
                 }
                 (Op::Bar(bop), m, ops, 0)
+            }
+            "B2R" if has("RESULT") => {
+                need(1)?;
+                let r = Opnd::Reg(self.reg_of(Key::BarResult));
+                let d = self.dst(&o[0])?;
+                let q = if n > 1 { self.dst(&o[1])? } else { Opnd::Sink };
+                match (d, q) {
+                    (d, Opnd::Sink) => {
+                        m.types = vec![Ty::B32];
+                        (Op::Mov, m, vec![d, r], 1)
+                    }
+                    (Opnd::Sink, q) => {
+                        m.types = vec![Ty::U32];
+                        m.cmp = Some(Cmp::Ne);
+                        (Op::Setp, m, vec![Opnd::Vec(vec![q, Opnd::Sink]), r, Opnd::Imm(0)], 1)
+                    }
+                    _ => return Err("B2R.RESULT writing both a register and a predicate".into()),
+                }
             }
             "SHFL" => {
                 need(5)?;

@@ -254,8 +254,13 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
                 Effect::Write { addr, off, len, .. } => mem.write(addr, &sm.log.arena[off as usize..off as usize + len as usize]),
                 Effect::Atomic { warp, a, .. } => {
                     let old = a.perform(mem).map_err(|e| Fault::global(&k.prog.name, FaultKind::Unsupported(e.to_string())))?;
-                    if let Some(dst) = a.dst {
-                        sm.deliver_value(warp, a.lane, dst, old);
+                    match (a.dst, a.dst_hi) {
+                        (Some(lo), Some(hi)) => {
+                            sm.deliver_value(warp, a.lane, lo, old & 0xFFFF_FFFF);
+                            sm.deliver_value(warp, a.lane, hi, old >> 32);
+                        }
+                        (Some(dst), None) => sm.deliver_value(warp, a.lane, dst, old),
+                        _ => {}
                     }
                 }
             }

@@ -60,19 +60,22 @@ pub struct GlobalAtomic {
     pub b: u64,
     pub c: u64,
     pub noftz: bool,
-    /// Lane and destination register (None for `red`) of a deferred result.
+    /// Lane and destination register (None for `red`) of a deferred result; `dst_hi` the high
+    /// word's register when the destination is a SASS register pair.
     pub lane: u8,
     pub dst: Option<u32>,
+    pub dst_hi: Option<u32>,
 }
 
 impl GlobalAtomic {
-    /// Performs the operation on memory, returning the old value.
+    /// Performs the operation on memory, returning what the destination receives (the old
+    /// value, [`AtomOp::returned`]).
     pub fn perform(&self, mem: &mut DeviceMemory) -> Result<u64, Unsupported> {
         let n = self.ty.bytes() as usize;
         let old = mem.read_uint(self.addr, n);
         let new = eval::atom(self.op, self.ty, old, self.b, self.c, self.noftz)?;
         mem.write_uint(self.addr, n, new);
-        Ok(old)
+        Ok(self.op.returned(self.ty, old, self.b))
     }
 }
 
@@ -1206,9 +1209,10 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
     let (addr_op, first_src) = if is_red { (0, 1) } else { (1, 2) };
     let space = inst.m.space();
     let noftz = inst.m.has(flag::NOFTZ);
-    let dst = match inst.ops.first() {
-        Some(Opnd::Reg(r)) if !is_red => Some(*r),
-        _ => None,
+    let (dst, dst_hi) = match inst.ops.first() {
+        Some(Opnd::Reg(r)) if !is_red => (Some(*r), None),
+        Some(Opnd::Pair(lo, hi)) if !is_red => (Some(*lo), Some(*hi)),
+        _ => (None, None),
     };
     let mut tspace = TraceSpace::None;
     // Lanes are serialized in lane order (the hardware order is unspecified; this one is fixed).
@@ -1230,7 +1234,7 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
                 return Err(c.fault(w, l, FaultKind::OutOfBounds { space: "global", write: true, addr, size: n as u32, detail: near }));
             }
             tspace = TraceSpace::Global;
-            let op = GlobalAtomic { addr, op: a, ty, b, c: cval, noftz, lane: l as u8, dst };
+            let op = GlobalAtomic { addr, op: a, ty, b, c: cval, noftz, lane: l as u8, dst, dst_hi };
             c.env.gmem.atomic(op).map_err(|e| c.unsupported(w, l, e))?
         } else {
             let mut buf = [0u8; 8];
@@ -1238,7 +1242,7 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
             let old = u64::from_le_bytes(buf);
             let new = eval::atom(a, ty, old, b, cval, noftz).map_err(|e| c.unsupported(w, l, e))?;
             tspace = c.access(w, sp, addr, &mut new.to_le_bytes()[..n], true, l)?;
-            Some(old)
+            Some(a.returned(ty, old, b))
         };
         if let (Some(old), false) = (old, is_red) {
             let old = if ty.is_signed() { ty.extend(old) } else { old };
