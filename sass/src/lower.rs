@@ -207,6 +207,9 @@ struct Lowerer<'a> {
     text: Vec<String>,
     /// Control bits and pipe per instruction so far; `None` once one has no encoding.
     control: Option<Vec<warpsim_isa::control::Control>>,
+    /// The 32-bit immediate field of the instruction being lowered (bits 32-63 of its encoding):
+    /// a NaN literal's bits, which nvdisasm prints only as `QNAN`.
+    imm_field: Option<u32>,
     frame: u64,
     /// Table 0: return points of `RET.REL` (index = target byte offset).
     table: Vec<u32>,
@@ -229,7 +232,7 @@ type R<T> = Result<T, String>;
 impl<'a> Lowerer<'a> {
     fn new(module: &'a Module, k: &'a Kernel, base: u32, reserved: i64, ptx: &'a Program) -> Self {
         let async_copies = k.instructions.iter().any(|i| i.opcode == "LDGDEPBAR");
-        Lowerer { module, k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, table: Vec::new(), brx_tables: Vec::new(), async_copies, reserved, vars: Vec::new(), vars_loaded: false }
+        Lowerer { module, k, ptx, base, regs: BTreeMap::new(), reg_info: Vec::new(), insts: Vec::new(), text: Vec::new(), control: Some(Vec::new()), frame: 0, imm_field: None, table: Vec::new(), brx_tables: Vec::new(), async_copies, reserved, vars: Vec::new(), vars_loaded: false }
     }
 
     /// `RET.REL` jumps to the byte offset in a register: entry `offset` of a table holds the
@@ -317,6 +320,7 @@ impl<'a> Lowerer<'a> {
             // nvdisasm prints a float operand's literal as its value (`-1`, `16777216`, `0.5`).
             Value::Int(v) if float => Opnd::Imm((*v as f32).to_bits() as u64),
             Value::Int(v) => Opnd::Imm(*v as u64 & 0xFFFF_FFFF),
+            Value::Float(f) if float && f.is_nan() => Opnd::Imm(self.nan_literal(*f)? as u64),
             Value::Float(f) if float => Opnd::Imm((*f as f32).to_bits() as u64),
             Value::Float(f) => return Err(format!("float literal {f} where an integer is read")),
             Value::Const { bank: Bank::Index(0), addr } if addr.reg.is_none() && addr.ureg.is_none() => self.bank0(addr.offset)?,
@@ -401,7 +405,7 @@ impl<'a> Lowerer<'a> {
     fn fsrc64(&mut self, o: &Operand, m: &mut Mods, i: usize) -> R<Opnd> {
         let bits = match o.value {
             Value::Int(v) => Some((v as f64).to_bits()),
-            Value::Float(f) if f.is_nan() => Some(0x7FF8_0000_0000_0000 | (f.is_sign_negative() as u64) << 63),
+            Value::Float(f) if f.is_nan() => Some((self.nan_literal(f)? as u64) << 32),
             Value::Float(f) => Some(f.to_bits()),
             _ => None,
         };
@@ -426,6 +430,12 @@ impl<'a> Lowerer<'a> {
         }
         let plain = Operand { neg: false, abs: false, ..o.clone() };
         self.src64(&plain)
+    }
+
+    /// The bits of a NaN literal: the instruction's immediate field (an f32, or an f64's upper
+    /// word); nvdisasm prints `QNAN` for any of them (`FSEL R19, R13, -QNAN, P4` holds 0xfff00000).
+    fn nan_literal(&self, f: f64) -> R<u32> {
+        self.imm_field.ok_or_else(|| format!("`{}QNAN` in a listing without encodings (its bits are unknown)", if f.is_sign_negative() { "-" } else { "+" }))
     }
 
     /// The rounding modifiers of a float instruction (`.RN` when none); anything else is an error.
@@ -668,6 +678,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn inst(&mut self, inst: &Instruction) -> R<Inst> {
+        self.imm_field = inst.encoding.map(|e| (e >> 32) as u32);
         let mut guard = self.guard(inst);
         let (op, m, mut ops, ndst) = self.body(inst)?;
         // An unguarded `BRA P2, target` is guarded by P2 (a guard is what makes it conditional).
@@ -747,7 +758,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     4
                 };
-                if inst.modifiers.iter().any(|x| !matches!(x.as_str(), "E" | "BYPASS" | "LTC128B" | "64" | "128")) {
+                if inst.modifiers.iter().any(|x| !matches!(x.as_str(), "E" | "BYPASS" | "LTC64B" | "LTC128B" | "LTC256B" | "64" | "128")) {
                     return Err(format!("`{}`", inst.mnemonic()));
                 }
                 m.spaces = vec![Space::Shared, Space::Global];
@@ -1194,7 +1205,14 @@ impl<'a> Lowerer<'a> {
             }
             "REDUX" => {
                 need(2)?;
-                let r = if has("SUM") { AtomOp::Add } else { atom_op(inst)? };
+                // `REDUX` without an operation is `redux.sync.and` (ptxas writes nothing for it).
+                let r = if has("SUM") {
+                    AtomOp::Add
+                } else if inst.modifiers.iter().all(|x| x == "S32") {
+                    AtomOp::And
+                } else {
+                    atom_op(inst)?
+                };
                 m.types = vec![if has("S32") { Ty::S32 } else { Ty::U32 }];
                 let d = self.dst(&o[0])?;
                 let s = self.src(&o[1], &mut m, 0, false)?;
@@ -1465,12 +1483,14 @@ impl<'a> Lowerer<'a> {
                 let s = srcs!(&mut m, false, [1, 2, 3]);
                 (Op::Machine(MachineOp::Shf { left, hi: has("HI"), signed, wide, wrap: has("W") }), m, [vec![d], s].concat(), 1)
             }
+            // `FSEL d, |a|, -b, p`: `selp.f32`, the float modifiers applied to the chosen value.
             "SEL" | "USEL" | "FSEL" => {
                 need(4)?;
-                m.types = vec![Ty::B32];
+                let float = op_name == "FSEL";
+                m.types = vec![if float { Ty::F32 } else { Ty::B32 }];
                 let d = self.dst(&o[0])?;
-                let s = srcs!(&mut m, op_name == "FSEL", [1, 2, 3]);
-                if m.neg | m.not | m.abs != 0 {
+                let s = srcs!(&mut m, float, [1, 2, 3]);
+                if m.not != 0 || (!float && m.neg | m.abs != 0) {
                     return Err("modified SEL operand".into());
                 }
                 (Op::Selp, m, [vec![d], s].concat(), 1)
@@ -1481,6 +1501,40 @@ impl<'a> Lowerer<'a> {
                 let d = self.dst(&o[0])?;
                 let s = srcs!(&mut m, false, [1]);
                 (Op::Abs, m, [vec![d], s].concat(), 1)
+            }
+            // `SGXT{.U32}{.W} d, a, n`: `szext` (the low n bits of a, sign- or zero-extended);
+            // `BMSK{.W} d, start, n`: `bmsk` (n ones from bit start); clamped unless `.W`.
+            "SGXT" | "USGXT" | "BMSK" | "UBMSK" => {
+                need(3)?;
+                let sgxt = op_name.ends_with("SGXT");
+                m.types = vec![if !sgxt { Ty::B32 } else if has("U32") { Ty::U32 } else { Ty::S32 }];
+                if has("W") {
+                    m.flags |= flag::WRAP;
+                }
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err(format!("`{}` with a modified operand", inst.mnemonic()));
+                }
+                (if sgxt { Op::Szext } else { Op::Bmsk }, m, [vec![d], s].concat(), 1)
+            }
+            // `MATCH.ANY{.U64} d, a` / `MATCH.ALL{.U64} p, d, a`: `match.sync` over the active lanes.
+            "MATCH" => {
+                let all = has("ALL");
+                if !all && !has("ANY") {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                need(if all { 3 } else { 2 })?;
+                let wide = has("U64");
+                m.types = vec![if wide { Ty::B64 } else { Ty::B32 }];
+                let (dst, a) = if all {
+                    let p = self.dst(&o[0])?;
+                    (Opnd::Vec(vec![self.dst(&o[1])?, p]), &o[2])
+                } else {
+                    (self.dst(&o[0])?, &o[1])
+                };
+                let a = if wide { self.src64(a)? } else { self.src(a, &mut m, 0, false)? };
+                (Op::Match(all), m, vec![dst, a], 1)
             }
             "POPC" | "UPOPC" | "BREV" | "UBREV" | "FLO" | "UFLO" => {
                 need(2)?;
@@ -2066,7 +2120,7 @@ fn mem_width(inst: &Instruction) -> R<(Ty, usize)> {
             "S16" => (Ty::S16, 1),
             "64" => (Ty::B32, 2),
             "128" => (Ty::B32, 4),
-            "E" | "U" | "CONSTANT" | "STRONG" | "GPU" | "SM" | "CTA" | "SYS" | "LU" | "EF" | "EL" | "LTC128B" | "BYPASS" | "WEAK" | "PRIVATE" | "ZFILL" => w,
+            "E" | "U" | "CONSTANT" | "STRONG" | "GPU" | "SM" | "CTA" | "SYS" | "LU" | "EF" | "EL" | "NA" | "LTC64B" | "LTC128B" | "LTC256B" | "BYPASS" | "WEAK" | "PRIVATE" | "ZFILL" => w,
             other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
         };
     }

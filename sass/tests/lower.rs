@@ -123,6 +123,26 @@ fn logic_shifts_and_scaled_adds() {
 }
 
 #[test]
+fn bit_fields_and_lane_matches() {
+    // t = lane index; R0 << 4 | 0xf gives the low byte t*16+15.
+    expect("LEA R6, R0, 0xf, 0x4\nSGXT R5, R6, 0x8", |t| (((t * 16 + 15) as u8) as i8) as i32 as u32);
+    expect("LEA R6, R0, 0xf, 0x4\nSGXT.U32 R5, R6, 0x6", |t| (t * 16 + 15) & 0x3f);
+    expect("BMSK R5, R0, 0x3", |t| 7u32.checked_shl(t).unwrap_or(0));
+    expect("BMSK.W R5, 0x4, R0", |t| if t % 32 == 0 { 0 } else { ((1u64 << (t % 32)) - 1) as u32 } << 4);
+    // Lanes of equal t / 8 match: a mask of 8 lanes.
+    expect("SHF.R.U32.HI R6, RZ, 0x3, R0\nMATCH.ANY R5, R6", |t| 0xffu32 << (t / 8 * 8));
+    expect("MATCH.ALL P0, R6, RZ\nSEL R5, R6, 0x1, P0", |_| u32::MAX);
+    expect("MATCH.ALL P0, R6, R0\nSEL R5, R6, 0x1, P0", |_| 1);
+}
+
+#[test]
+fn float_selects_carry_their_modifiers() {
+    // FSEL d, |a|, -b, p on t as a float's bits: lanes < 16 take |−2.5|, the rest −(1.5).
+    let body = "MOV R6, 0xc0200000\nMOV R7, 0x3fc00000\nISETP.LT.U32.AND P0, PT, R0, 0x10, PT\nFSEL R5, |R6|, -R7, P0";
+    expect(body, |t| if t < 16 { 2.5f32.to_bits() } else { (-1.5f32).to_bits() });
+}
+
+#[test]
 fn comparisons_selections_and_predicate_logic() {
     expect("ISETP.GT.U32.AND P0, P1, R0, 0x9, PT\nSEL R5, 0x1, 0x2, P1", |t| if t > 9 { 2 } else { 1 });
     expect("ISETP.LT.AND P0, PT, R0, 0x4, PT\nISETP.GT.OR P0, PT, R0, 0x1c, P0\nSEL R5, RZ, 0x1, !P0", |t| (t < 4 || t > 28) as u32);
@@ -206,6 +226,7 @@ fn warp_shuffles_and_votes() {
     expect("ISETP.GE.U32.AND P0, PT, R0, 0x8, PT\nVOTE.ANY R5, PT, P0", |_| 0xFFFF_FF00);
     expect("ISETP.GE.U32.AND P0, PT, R0, 0x0, PT\nVOTEU.ALL UP0, P0\nSEL R5, 0x1, 0x2, UP0", |_| 1);
     expect("REDUX.SUM UR6, R0\nMOV R5, UR6", |_| (0..32).sum());
+    expect("LOP3.LUT R6, R0, 0x30, RZ, 0xfc, !PT\nREDUX UR6, R6\nMOV R5, UR6", |_| 0x30);
 }
 
 #[test]
