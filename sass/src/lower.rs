@@ -1151,11 +1151,14 @@ impl<'a> Lowerer<'a> {
                 m.spaces = vec![space];
                 let wide = has("E") || matches!(space, Space::Generic);
                 let shared = space == Space::Shared;
-                // `ATOMG.E.ADD PT, R7, [R2.64], R5`: a leading predicate destination (always PT here).
-                let o: Vec<Operand> = match o.first().map(|x| &x.value) {
-                    Some(Value::Pred(p)) if p.is_true() => o[1..].to_vec(),
-                    Some(Value::Pred(_)) => return Err("an atomic writing a predicate".into()),
-                    _ => o.to_vec(),
+                // `ATOMG.E.ADD PT, R7, [R2.64], R5`: a leading predicate destination, whether the
+                // operation was performed (a generic `ATOM P0, …` falls back to shared-memory code
+                // when not); the simulator performs it in any space, so it is true.
+                let (performed, o): (Option<Opnd>, Vec<Operand>) = match o.first().map(|x| &x.value) {
+                    Some(Value::Pred(p)) if p.is_true() => (None, o[1..].to_vec()),
+                    Some(Value::Pred(_)) if !red => (Some(self.dst(&o[0])?), o[1..].to_vec()),
+                    Some(Value::Pred(_)) => return Err("a reduction writing a predicate".into()),
+                    _ => (None, o.to_vec()),
                 };
                 let n = o.len();
                 let need = |k: usize| if n < k { Err(format!("{} operands, {} needs {k}", n, inst.mnemonic())) } else { Ok(()) };
@@ -1179,6 +1182,10 @@ impl<'a> Lowerer<'a> {
                 } else {
                     need(3)?;
                     let d = if wide_data { self.dst64(&o[0])? } else { self.dst(&o[0])? };
+                    let d = match performed {
+                        Some(p) => Opnd::Vec(vec![d, p]),
+                        None => d,
+                    };
                     let a = self.address(&o[1], wide, shared)?;
                     let b = data(self, &o[2], &mut m, 0)?;
                     let mut ops = vec![d, a, b];

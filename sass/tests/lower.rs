@@ -136,6 +136,12 @@ fn bit_fields_and_lane_matches() {
 }
 
 #[test]
+fn generic_atomics_report_that_they_were_performed() {
+    // `ATOM P0, d, …` (generic): P0 true, so ptxas's shared-memory fallback is not taken.
+    expect("ATOM.E.ADD.STRONG.GPU P0, R6, desc[UR4][R2.64], R0\nSEL R5, 0x7, 0x9, P0\nIADD3 R5, R5, R6, RZ", |_| 7);
+}
+
+#[test]
 fn float_selects_carry_their_modifiers() {
     // FSEL d, |a|, -b, p on t as a float's bits: lanes < 16 take |−2.5|, the rest −(1.5).
     let body = "MOV R6, 0xc0200000\nMOV R7, 0x3fc00000\nISETP.LT.U32.AND P0, PT, R0, 0x10, PT\nFSEL R5, |R6|, -R7, P0";

@@ -1209,9 +1209,21 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
     let (addr_op, first_src) = if is_red { (0, 1) } else { (1, 2) };
     let space = inst.m.space();
     let noftz = inst.m.has(flag::NOFTZ);
-    let (dst, dst_hi) = match inst.ops.first() {
-        Some(Opnd::Reg(r)) if !is_red => (Some(*r), None),
-        Some(Opnd::Pair(lo, hi)) if !is_red => (Some(*lo), Some(*hi)),
+    // A SASS generic `ATOM P, d, …` also writes whether it was performed (else ptxas's code
+    // falls back to a shared-memory loop); the simulator performs it in any space: true.
+    let (value_dst, performed) = match inst.ops.first() {
+        Some(Opnd::Vec(v)) if !is_red && v.len() == 2 => (&v[0], Some(&v[1])),
+        Some(o) => (o, None),
+        None => (&Opnd::Sink, None),
+    };
+    if let Some(p) = performed {
+        for l in lanes(exec) {
+            c.write_dst(w, p, l, 1, 0);
+        }
+    }
+    let (dst, dst_hi) = match value_dst {
+        Opnd::Reg(r) if !is_red => (Some(*r), None),
+        Opnd::Pair(lo, hi) if !is_red => (Some(*lo), Some(*hi)),
         _ => (None, None),
     };
     let mut tspace = TraceSpace::None;
@@ -1246,7 +1258,7 @@ fn atomic(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, a: AtomOp, exec: u32) 
         };
         if let (Some(old), false) = (old, is_red) {
             let old = if ty.is_signed() { ty.extend(old) } else { old };
-            c.write_dst(w, &inst.ops[0], l, old, 0);
+            c.write_dst(w, value_dst, l, old, 0);
         }
     }
     c.trace(tspace, true, true, n as u32, exec);
