@@ -50,10 +50,17 @@
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
 //!   tensor copies, `DFMA`/`DADD`/`DMUL` = `fma/add/mul.f64` on pairs (negated and absolute
 //!   operands; a literal is the f64 it prints), `DSETP` = `setp.f64`, `F2I`/`I2F`/`F2F`/`FRND`
-//!   between f64, f32, f16, bf16 and 8- to 64-bit integers = `cvt`, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
-//!   (high half RZ) = `cvt.rn.f16.f32`, `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`,
-//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`,
-//!   `DSETP.MIN/MAX`, `MUFU.RCP64H/RSQ64H` included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   between f64, f32, f16, bf16 and 8- to 64-bit integers = `cvt`, `I2I` (`.SAT`) = `cvt` between
+//!   integers, `F2IP.U8.F32 d, RZ, b, RZ` = `cvt.rni.u8.f32`, a plain `HFMA2` = `fma.rn.f16x2`,
+//!   `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`, the one-value `F2FP` forms (`.MERGE_C` with an
+//!   `RZ` merge source, TF32 `PACK_B`, the fp8 ↔ f16x2 `UNPACK_B`) = `cvt`, `USETMAXREG` =
+//!   `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`, `DSETP.MIN/MAX`,
+//!   `MUFU.RCP64H/RSQ64H` included, and the half-precision forms: `HADD2`/`HMUL2`/`HFMA2`/`HMNMX2`
+//!   with operand half selectors `.H0_H0`/`.H1_H1`, negated and absolute halves, literal pairs,
+//!   `.BF16_V2`, `.FTZ`, `.SAT`, `.RELU`, `.NAN`, `.F32` (`Half2`), `HSETP2` (`Hsetp2`, both
+//!   lanes' predicates), `MUFU.EX2/TANH.F16` of an `.H1`/`.H0` half (`MufuHalf`), `F2FP…PACK_AB`
+//!   of two f32 values into f16, bf16, e4m3 or e5m2 pairs (`F2fpPack`), all checked bit for bit
+//!   against the H200 by `tests/hw_oracle.rs`). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
 //!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
 //!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
 //!   `wait_group`.
@@ -70,10 +77,12 @@
 //!   included) is a no-op.
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
-//! callers fall back to PTX mode with it. Not lowered yet: f16 arithmetic other than `HFMA2`
-//! (`HADD2`, `HMUL2`, `HSETP2`, `HMNMX2`), `MATCH`, relocated symbols (`32@lo(sym)`, addresses in
-//! bank 2), 32-bit halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`),
-//! 64-bit atomics, remote mbarrier arrivals, `F2FP.PACK_AB` of two values.
+//! callers fall back to PTX mode with it. Not lowered yet: the f16 forms the oracle does not pin
+//! down (`HMNMX2.XORSIGN`, `HSETP2.H_AND`, an `.F32`-typed operand, a half-selected destination,
+//! `.F32` results with `.FTZ`/`.SAT`/`.RELU`, `F2FP` merging a register other than `RZ`, `F2IP`
+//! packing a second value), `MATCH`, relocated symbols (`32@lo(sym)`, addresses in bank 2), 32-bit
+//! halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`), 64-bit atomics,
+//! remote mbarrier arrivals.
 
 use std::collections::BTreeMap;
 
