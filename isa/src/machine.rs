@@ -4,8 +4,9 @@
 //! wherever one has the machine instruction's meaning (`IMAD` is `mad.lo.u32`, `ISETP` is
 //! `setp` with its two destinations and combining predicate, `FFMA` is `fma.f32`, `F2I` is
 //! `cvt`), and [`MachineOp`] for the rest: the three-input add with carry predicates, the
-//! shifted add, the 64-bit funnel shifts, the truth-table ops with predicate results, and the
-//! MUFU forms that take their angle in turns. Sources are 32-bit register values (64-bit where
+//! shifted add, the 64-bit funnel shifts, the truth-table ops with predicate results, the
+//! MUFU forms that take their angle in turns, and the half-precision instructions whose sources
+//! choose halves of a register ([`HalfSel`]) or whose packs no one PTX `cvt` writes. Sources are 32-bit register values (64-bit where
 //! a pair is read) in SASS operand order; results are up to three values (a register and two
 //! predicates). Operand modifiers (`-R`, `~R`, `|R|`, [`Mods::neg`](crate::inst::Mods)) are
 //! applied by [`apply_operand_mods`] before the operation, except for `IADD3`, whose carries
