@@ -4,8 +4,9 @@
 //! wherever one has the machine instruction's meaning (`IMAD` is `mad.lo.u32`, `ISETP` is
 //! `setp` with its two destinations and combining predicate, `FFMA` is `fma.f32`, `F2I` is
 //! `cvt`), and [`MachineOp`] for the rest: the three-input add with carry predicates, the
-//! shifted add, the 64-bit funnel shifts, the truth-table ops with predicate results, and the
-//! MUFU forms that take their angle in turns. Sources are 32-bit register values (64-bit where
+//! shifted add, the 64-bit funnel shifts, the truth-table ops with predicate results, the
+//! MUFU forms that take their angle in turns, and the half-precision instructions whose sources
+//! choose halves of a register ([`HalfSel`]) or whose packs no one PTX `cvt` writes. Sources are 32-bit register values (64-bit where
 //! a pair is read) in SASS operand order; results are up to three values (a register and two
 //! predicates). Operand modifiers (`-R`, `~R`, `|R|`, [`Mods::neg`](crate::inst::Mods)) are
 //! applied by [`apply_operand_mods`] before the operation, except for `IADD3`, whose carries
@@ -75,6 +76,72 @@ pub enum MachineOp {
     /// result is then `b` quieted), so that `SEL`/`FSEL` on `p` and an `OR` of the quiet bit on
     /// `q` give what [`crate::fp`]'s `min_max` gives.
     DminMax { max: bool },
+    /// `HADD2`/`HMUL2`/`HFMA2`/`HMNMX2{.BF16_V2}{.F32} d, a, b{, c}`: the operation on both
+    /// 16-bit lanes of the packed sources, each source's halves chosen by its selector
+    /// ([`HalfSel`]: `R2.H0_H0` reads the low half into both lanes). The format is the
+    /// instruction's type ([`Ty::F16x2`](crate::types::Ty) or `Bf16x2`), so operand modifiers flip
+    /// or clear both halves' sign bits before the selection; `.FTZ`, `.SAT`, `.RELU` and (for
+    /// min/max) `.NAN` are the instruction's flags and mean what they mean in PTX, with the
+    /// [`crate::fp`] functions PTX mode uses (H200 oracle: add/sub/mul/fma/min/max/neg/abs of
+    /// f16 and bf16, the `.sat`, `.ftz`, `.relu` forms). `HalfOp::MinMax`'s third source is the
+    /// predicate choosing min (true: `PT`) or max. With `f32` (`HADD2.F32`) each selected low
+    /// lane is widened exactly to f32 and the operation is f32's, rounded to nearest, into the
+    /// whole register (the widening `-RZ + Rb.H0_H0` is `cvt.f32.f16`, the only `.F32` form the
+    /// oracle checks).
+    Half2 { op: HalfOp, sel: [HalfSel; 3], f32: bool },
+    /// `HSETP2{.BF16_V2}.cmp{.FTZ}.bop p, q, a, b, c`: the comparison of each lane of the
+    /// selected halves, `p = lane0 bop c`, `q = lane1 bop c` (ptxas's `setp.cmp.f16x2 p|q`:
+    /// `p` the low halves', `q` the high halves'; with both sources `.H0_H0` both are the low
+    /// halves'). `.H_AND` (`p = lane0 ∧ lane1`) is not modelled.
+    Hsetp2 { cmp: Cmp, bop: BoolOp, sel: [HalfSel; 2] },
+    /// `MUFU.EX2/TANH.{F16,BF16} d, a.H1` (`.H0`): the approximation of one half of `a`
+    /// (`hi`: the upper), zero-extended, as `ex2/tanh.approx.{f16,bf16}` compute it
+    /// ([`crate::fp::approx`]); the type is the packed one, so a modifier flips both signs.
+    MufuHalf { tanh: bool, hi: bool },
+    /// `F2FP{.RELU}{.SATFINITE}.{F16,BF16,E4M3,E5M2}.F32.PACK_AB{_MERGE_C}{.RZ} d, a, b{, RZ}`:
+    /// `a` and `b` converted from f32 (the instruction's rounding, `.rn` unless `.RZ`), `a` into
+    /// the upper element and `b` the lower, as `cvt.frnd.{f16x2,bf16x2,e4m3x2,e5m2x2}.f32 d, a, b`
+    /// ([`crate::fp::cvt::pack2_f32`]); `to` is the packed type. The fp8 forms fill the low 16
+    /// bits (the lowering accepts only an `RZ` merge source, so the upper 16 are zero).
+    F2fpPack { to: crate::types::Ty },
+}
+
+/// Which 16-bit halves of a 32-bit register a half-precision instruction's source supplies to
+/// its two lanes (nvdisasm's operand suffix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum HalfSel {
+    /// No suffix (`H1_H0`): the low half to lane 0, the high to lane 1.
+    Both,
+    /// `.H0_H0`: the low half to both lanes.
+    Lo,
+    /// `.H1_H1`: the high half to both lanes.
+    Hi,
+}
+
+impl HalfSel {
+    /// The packed pair the lanes see.
+    #[inline(always)]
+    pub fn select(self, v: u64) -> u32 {
+        let v = v as u32;
+        match self {
+            HalfSel::Both => v,
+            HalfSel::Lo => (v & 0xFFFF) * 0x1_0001,
+            HalfSel::Hi => (v >> 16) * 0x1_0001,
+        }
+    }
+}
+
+/// The lane operation of [`MachineOp::Half2`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum HalfOp {
+    /// `a + b`.
+    Add,
+    /// `a × b`.
+    Mul,
+    /// `a × b + c`, rounded once.
+    Fma,
+    /// min (third source true) or max of `a` and `b`.
+    MinMax,
 }
 
 impl MachineOp {
@@ -98,6 +165,14 @@ impl MachineOp {
             MachineOp::Mufu64H { rsqrt: true } => "MUFU.RSQ64H",
             MachineOp::DminMax { max: false } => "DSETP.MIN",
             MachineOp::DminMax { max: true } => "DSETP.MAX",
+            MachineOp::Half2 { op: HalfOp::Add, .. } => "HADD2",
+            MachineOp::Half2 { op: HalfOp::Mul, .. } => "HMUL2",
+            MachineOp::Half2 { op: HalfOp::Fma, .. } => "HFMA2",
+            MachineOp::Half2 { op: HalfOp::MinMax, .. } => "HMNMX2",
+            MachineOp::Hsetp2 { .. } => "HSETP2",
+            MachineOp::MufuHalf { tanh: false, .. } => "MUFU.EX2",
+            MachineOp::MufuHalf { tanh: true, .. } => "MUFU.TANH",
+            MachineOp::F2fpPack { .. } => "F2FP.PACK_AB",
         }
     }
 }
@@ -137,11 +212,17 @@ pub fn modify_operand(inst: &Inst, i: usize, v: u64) -> u64 {
             v ^= SIGN;
         }
     } else if ty.is_float() {
+        // The sign bits: both halves' of a packed pair, bit 15 of a half.
+        let sign = match ty {
+            crate::types::Ty::F16x2 | crate::types::Ty::Bf16x2 => 0x8000_8000,
+            crate::types::Ty::F16 | crate::types::Ty::Bf16 => 0x8000,
+            _ => 0x8000_0000,
+        };
         if m.abs & bit != 0 {
-            v &= !0x8000_0000;
+            v &= !sign;
         }
         if m.neg & bit != 0 {
-            v ^= 0x8000_0000;
+            v ^= sign;
         }
     } else {
         if m.not & bit != 0 {
@@ -221,6 +302,131 @@ pub fn dispatch(op: MachineOp, inst: &Inst, run: impl Apply) {
             (r >> 32, 0, 0)
         }),
         MachineOp::DminMax { max } => run.apply(move |s| dmin_max(max, s[0], s[1])),
+        MachineOp::Half2 { op, sel, f32 } => {
+            let h = HalfMods::of(inst);
+            if f32 {
+                run.apply(move |s| (half_f32(op, h.bf16, sel, s) as u64, 0, 0))
+            } else {
+                run.apply(move |s| (half2(op, h, sel, s) as u64, 0, 0))
+            }
+        }
+        MachineOp::Hsetp2 { cmp, bop, sel } => {
+            let h = HalfMods::of(inst);
+            let fop = crate::eval::fcmp(cmp);
+            run.apply(move |s| {
+                let (a, b) = (sel[0].select(s[0]), sel[1].select(s[1]));
+                let lane = |k: u32| {
+                    let (x, y) = ((a >> k) as u16, (b >> k) as u16);
+                    if h.bf16 {
+                        crate::fp::bf16::setp(fop, x, y, h.ftz)
+                    } else {
+                        crate::fp::f16::setp(fop, x, y, h.ftz)
+                    }
+                };
+                let c = s[2] & 1 != 0;
+                let combine = |x: bool| crate::eval::combine(Some(bop), x, c) as u64;
+                (combine(lane(0)), combine(lane(16)), 0)
+            })
+        }
+        MachineOp::MufuHalf { tanh, hi } => {
+            let bf16 = HalfMods::of(inst).bf16;
+            run.apply(move |s| {
+                let x = if hi { (s[0] >> 16) as u16 } else { s[0] as u16 };
+                let r = match (tanh, bf16) {
+                    (false, false) => crate::fp::approx::ex2_f16(x),
+                    (false, true) => crate::fp::approx::ex2_ftz_bf16(x),
+                    (true, false) => crate::fp::approx::tanh_f16(x),
+                    (true, true) => crate::fp::approx::tanh_bf16(x),
+                };
+                (r as u64, 0, 0)
+            })
+        }
+        MachineOp::F2fpPack { to } => {
+            use crate::fp::cvt::{FloatMods, PackedType};
+            let dst = match to {
+                crate::types::Ty::Bf16x2 => PackedType::Bf16x2,
+                crate::types::Ty::E4m3x2 => PackedType::E4m3x2,
+                crate::types::Ty::E5m2x2 => PackedType::E5m2x2,
+                _ => PackedType::F16x2,
+            };
+            let rnd = if inst.m.rnd == Some(crate::types::Rnd::Rz) { crate::fp::Rounding::Rz } else { crate::fp::Rounding::Rn };
+            let fm = FloatMods { satfinite: inst.m.has(crate::inst::flag::SATFINITE), relu: inst.m.has(crate::inst::flag::RELU), ..FloatMods::default() };
+            run.apply(move |s| (crate::fp::cvt::pack2_f32(dst, s[0] as u32, s[1] as u32, rnd, fm) as u64, 0, 0))
+        }
+    }
+}
+
+/// The format and flags of a half-precision machine instruction.
+#[derive(Clone, Copy)]
+struct HalfMods {
+    bf16: bool,
+    ftz: bool,
+    sat: bool,
+    relu: bool,
+    nan: bool,
+}
+
+impl HalfMods {
+    fn of(inst: &Inst) -> Self {
+        use crate::inst::flag;
+        let m = &inst.m;
+        HalfMods {
+            bf16: matches!(m.ty(), crate::types::Ty::Bf16x2 | crate::types::Ty::Bf16),
+            ftz: m.has(flag::FTZ),
+            sat: m.has(flag::SAT),
+            relu: m.has(flag::RELU),
+            nan: m.has(flag::NAN),
+        }
+    }
+}
+
+/// [`MachineOp::Half2`] on both lanes.
+#[inline(always)]
+fn half2(op: HalfOp, h: HalfMods, sel: [HalfSel; 3], s: &[u64; 6]) -> u32 {
+    use crate::fp::{bf16, f16, Rounding::Rn};
+    let (a, b, c) = (sel[0].select(s[0]), sel[1].select(s[1]), sel[2].select(s[2]));
+    let lane = |k: u32| -> u32 {
+        let (x, y, z) = ((a >> k) as u16, (b >> k) as u16, (c >> k) as u16);
+        let r = if h.bf16 {
+            match op {
+                HalfOp::Add => bf16::add(x, y, Rn, h.ftz, h.sat),
+                HalfOp::Mul => bf16::mul(x, y, Rn, h.ftz, h.sat),
+                HalfOp::Fma => bf16::fma(x, y, z, Rn, h.ftz, h.sat),
+                HalfOp::MinMax if s[2] & 1 != 0 => bf16::min(x, y, h.ftz, h.nan),
+                HalfOp::MinMax => bf16::max(x, y, h.ftz, h.nan),
+            }
+        } else {
+            match op {
+                HalfOp::Add => f16::add(x, y, Rn, h.ftz, h.sat),
+                HalfOp::Mul => f16::mul(x, y, Rn, h.ftz, h.sat),
+                HalfOp::Fma => f16::fma(x, y, z, Rn, h.ftz, h.sat),
+                HalfOp::MinMax if s[2] & 1 != 0 => f16::min(x, y, h.ftz, h.nan),
+                HalfOp::MinMax => f16::max(x, y, h.ftz, h.nan),
+            }
+        };
+        let r = match (h.relu, h.bf16) {
+            (false, _) => r,
+            (true, false) => f16::relu(r),
+            (true, true) => bf16::relu(r),
+        };
+        r as u32
+    };
+    lane(16) << 16 | lane(0)
+}
+
+/// [`MachineOp::Half2`] with `.F32`: lane 0 of the selected sources widened to f32, the f32
+/// operation rounded to nearest.
+fn half_f32(op: HalfOp, bf16: bool, sel: [HalfSel; 3], s: &[u64; 6]) -> u32 {
+    use crate::fp::cvt::{f2f, FloatMods, FloatType};
+    use crate::fp::{f32, Rounding::Rn};
+    let from = if bf16 { FloatType::Bf16 } else { FloatType::F16 };
+    let w = |i: usize| f2f(from, FloatType::F32, (sel[i].select(s[i]) & 0xFFFF) as u64, Rn, FloatMods::default()) as u32;
+    match op {
+        HalfOp::Add => f32::add(w(0), w(1), Rn, false, false),
+        HalfOp::Mul => f32::mul(w(0), w(1), Rn, false, false),
+        HalfOp::Fma => f32::fma(w(0), w(1), w(2), Rn, false, false),
+        HalfOp::MinMax if s[2] & 1 != 0 => f32::min(w(0), w(1), false, false),
+        HalfOp::MinMax => f32::max(w(0), w(1), false, false),
     }
 }
 
@@ -455,6 +661,102 @@ mod tests {
         assert_eq!(run(hi, 0, 0, [0xFFFF_FFFF, 0xFFFF_FFFF, 0, 0, 0, 0]).0, 0xFFFF_FFFE);
         assert_eq!(run(hi, 0, 0, [0, 0, 7 << 32, 0, 0, 0]).0, 7);
         assert_eq!(run(MachineOp::ImadX, 0, 0, [0, 0, 5, 1, 0, 0]).0, 6);
+    }
+
+    fn typed(op: MachineOp, ty: crate::types::Ty, flags: u64, neg: u8, abs: u8) -> Inst {
+        let mut i = inst(op, neg, 0);
+        i.m.types = vec![ty];
+        i.m.flags = flags;
+        i.m.abs = abs;
+        i
+    }
+
+    fn run_typed(i: &Inst, s: [u64; 6]) -> Results {
+        let Op::Machine(op) = i.op else { unreachable!() };
+        eval(op, i, &apply_operand_mods(i, &s))
+    }
+
+    #[test]
+    fn half_selectors() {
+        assert_eq!(HalfSel::Both.select(0x1234_5678), 0x1234_5678);
+        assert_eq!(HalfSel::Lo.select(0x1234_5678), 0x5678_5678);
+        assert_eq!(HalfSel::Hi.select(0xFFFF_1234_5678), 0x1234_1234);
+    }
+
+    #[test]
+    fn half2_arithmetic_on_selected_halves() {
+        use crate::inst::flag;
+        use crate::types::Ty;
+        use HalfSel::*;
+        // 1.0 (0x3C00) in the low half, 2.0 (0x4000) in the high; 3.0 = 0x4200.
+        let x = 0x4000_3C00;
+        let add = |sel, flags, neg| run_typed(&typed(MachineOp::Half2 { op: HalfOp::Add, sel, f32: false }, Ty::F16x2, flags, neg, 0), [x, x, 0, 0, 0, 0]).0;
+        assert_eq!(add([Both, Both, Both], 0, 0), 0x4400_4000);
+        assert_eq!(add([Lo, Hi, Both], 0, 0), 0x4200_4200);
+        assert_eq!(add([Hi, Hi, Both], 0, 0), 0x4400_4400);
+        // a - b as HADD2 a, -b: 1 - 2 = -1 (0xBC00) in both lanes.
+        assert_eq!(add([Lo, Hi, Both], 0, 0b10), 0xBC00_BC00);
+        // .SAT clamps to [0, 1].
+        assert_eq!(add([Lo, Hi, Both], flag::SAT, 0), 0x3C00_3C00);
+        // |a| clears both signs before the selection: HADD2 d, |a|.H1_H1, -RZ.H0_H0 (abs).
+        let abs = typed(MachineOp::Half2 { op: HalfOp::Add, sel: [Hi, Lo, Both], f32: false }, Ty::F16x2, 0, 0b10, 0b01);
+        assert_eq!(run_typed(&abs, [0xC000_0000, 0, 0, 0, 0, 0]).0, 0x4000_4000);
+        // fma with .RELU: 1 × -2 + 0 → +0; bf16 1.0 = 0x3F80, 2.0 = 0x4000, 3.0 = 0x4040.
+        let fma = typed(MachineOp::Half2 { op: HalfOp::Fma, sel: [Lo, Lo, Lo], f32: false }, Ty::F16x2, flag::RELU, 0b010, 0);
+        assert_eq!(run_typed(&fma, [0x3C00, 0x4000, 0, 0, 0, 0]).0, 0);
+        let bfma = typed(MachineOp::Half2 { op: HalfOp::Fma, sel: [Both, Both, Both], f32: false }, Ty::Bf16x2, 0, 0, 0);
+        assert_eq!(run_typed(&bfma, [0x3F80_4000, 0x3F80_3F80, 0x3F80_3F80, 0, 0, 0]).0, 0x4000_4040);
+        // min (predicate true) and max; .NAN returns the canonical NaN.
+        let mm = |flags, p| run_typed(&typed(MachineOp::Half2 { op: HalfOp::MinMax, sel: [Both, Both, Both], f32: false }, Ty::F16x2, flags, 0, 0), [0x7E00_3C00, 0x4000_4000, p, 0, 0, 0]).0;
+        assert_eq!(mm(0, 1), 0x4000_3C00);
+        assert_eq!(mm(0, 0), 0x4000_4000);
+        assert_eq!(mm(flag::NAN, 1), 0x7FFF_3C00);
+        // .F32: the widening HADD2.F32 d, -RZ, b.H0_H0 is cvt.f32.f16.
+        let wide = typed(MachineOp::Half2 { op: HalfOp::Add, sel: [Both, Lo, Both], f32: true }, Ty::F16x2, 0, 0b01, 0);
+        assert_eq!(run_typed(&wide, [0, 0xABCD_3C00, 0, 0, 0, 0]).0, 1f32.to_bits() as u64);
+    }
+
+    #[test]
+    fn hsetp2_lanes_and_selectors() {
+        use crate::types::Ty;
+        use HalfSel::*;
+        let set = |cmp, sel| typed(MachineOp::Hsetp2 { cmp, bop: BoolOp::And, sel }, Ty::F16x2, 0, 0, 0);
+        // Lanes: 1 < 2 (low), 2 < 1 false (high).
+        assert_eq!(run_typed(&set(Cmp::Lt, [Both, Both]), [0x4000_3C00, 0x3C00_4000, 1, 0, 0, 0]), (1, 0, 0));
+        assert_eq!(run_typed(&set(Cmp::Lt, [Hi, Lo]), [0x4000_3C00, 0x3C00_4000, 1, 0, 0, 0]), (0, 0, 0));
+        // NaN is unordered: NEU is true, the combining predicate false makes AND false.
+        assert_eq!(run_typed(&set(Cmp::Neu, [Lo, Lo]), [0x7E00, 0x7E00, 1, 0, 0, 0]), (1, 1, 0));
+        assert_eq!(run_typed(&set(Cmp::Neu, [Lo, Lo]), [0x7E00, 0x7E00, 0, 0, 0, 0]), (0, 0, 0));
+    }
+
+    #[test]
+    fn f2fp_pack_and_mufu_halves() {
+        use crate::inst::flag;
+        use crate::types::{Rnd, Ty};
+        let f = |x: f32| x.to_bits() as u64;
+        let pack = |to, flags, rnd| {
+            let mut i = typed(MachineOp::F2fpPack { to }, Ty::F32, flags, 0, 0);
+            i.m.rnd = rnd;
+            run_typed(&i, [f(1.0), f(-2.0), 0, 0, 0, 0]).0
+        };
+        assert_eq!(pack(Ty::F16x2, 0, None), 0x3C00_C000);
+        assert_eq!(pack(Ty::Bf16x2, 0, None), 0x3F80_C000);
+        assert_eq!(pack(Ty::F16x2, flag::RELU, None), 0x3C00_0000);
+        // e4m3: 1.0 = 0x38, -2.0 = 0xC0.
+        assert_eq!(pack(Ty::E4m3x2, flag::SATFINITE, None), 0x38C0);
+        let third = |rnd| {
+            let mut i = typed(MachineOp::F2fpPack { to: Ty::F16x2 }, Ty::F32, 0, 0, 0);
+            i.m.rnd = rnd;
+            run_typed(&i, [0, f(1.0 / 3.0), 0, 0, 0, 0]).0
+        };
+        assert_eq!(third(Some(Rnd::Rz)), 0x3555);
+        assert_eq!(third(None), 0x3555);
+        // ex2 of the high half: 2^1 = 2.
+        let ex2 = typed(MachineOp::MufuHalf { tanh: false, hi: true }, Ty::F16x2, 0, 0, 0);
+        assert_eq!(run_typed(&ex2, [0x3C00_0000, 0, 0, 0, 0, 0]).0, 0x4000);
+        // A negated operand flips the selected half's sign: 2^-1.
+        let nex2 = typed(MachineOp::MufuHalf { tanh: false, hi: true }, Ty::F16x2, 0, 1, 0);
+        assert_eq!(run_typed(&nex2, [0x3C00_0000, 0, 0, 0, 0, 0]).0, 0x3800);
     }
 
     proptest! {

@@ -52,10 +52,17 @@
 //!   `cp.async`, `SYNCS` as mbarrier ops in the hardware's encodings, `UTMALDG`/`UTMASTG` as
 //!   tensor copies, `DFMA`/`DADD`/`DMUL` = `fma/add/mul.f64` on pairs (negated and absolute
 //!   operands; a literal is the f64 it prints), `DSETP` = `setp.f64`, `F2I`/`I2F`/`F2F`/`FRND`
-//!   between f64, f32, f16, bf16 and 8- to 64-bit integers = `cvt`, `HFMA2` = `fma.rn.f16x2`, `F2FP.F16.F32.PACK_AB`
-//!   (high half RZ) = `cvt.rn.f16.f32`, `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`,
-//!   `USETMAXREG` = `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`,
-//!   `DSETP.MIN/MAX`, `MUFU.RCP64H/RSQ64H` included). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   between f64, f32, f16, bf16 and 8- to 64-bit integers = `cvt`, `I2I` (`.SAT`) = `cvt` between
+//!   integers, `F2IP.U8.F32 d, RZ, b, RZ` = `cvt.rni.u8.f32`, a plain `HFMA2` = `fma.rn.f16x2`,
+//!   `HADD2.F32 -RZ, Rb.H0_H0` = `cvt.f32.f16`, the one-value `F2FP` forms (`.MERGE_C` with an
+//!   `RZ` merge source, TF32 `PACK_B`, the fp8 ↔ f16x2 `UNPACK_B`) = `cvt`, `USETMAXREG` =
+//!   `setmaxnreg`, which succeeds); `isa::machine` for the rest (`ISETP.EX`, `DSETP.MIN/MAX`,
+//!   `MUFU.RCP64H/RSQ64H` included, and the half-precision forms: `HADD2`/`HMUL2`/`HFMA2`/`HMNMX2`
+//!   with operand half selectors `.H0_H0`/`.H1_H1`, negated and absolute halves, literal pairs,
+//!   `.BF16_V2`, `.FTZ`, `.SAT`, `.RELU`, `.NAN`, `.F32` (`Half2`), `HSETP2` (`Hsetp2`, both
+//!   lanes' predicates), `MUFU.EX2/TANH.F16` of an `.H1`/`.H0` half (`MufuHalf`), `F2FP…PACK_AB`
+//!   of two f32 values into f16, bf16, e4m3 or e5m2 pairs (`F2fpPack`), all checked bit for bit
+//!   against the H200 by `tests/hw_oracle.rs`). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
 //!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
 //!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
 //!   `wait_group`.
@@ -72,17 +79,20 @@
 //!   included) is a no-op.
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
-//! callers fall back to PTX mode with it. Not lowered yet: f16 arithmetic other than `HFMA2`
-//! (`HADD2`, `HMUL2`, `HSETP2`, `HMNMX2`), `MATCH`, relocated symbols (`32@lo(sym)`, addresses in
-//! bank 2), 32-bit halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`),
-//! remote mbarrier arrivals, `F2FP.PACK_AB` of two values.
+//! callers fall back to PTX mode with it. Not lowered yet: the f16 forms the oracle does not pin
+//! down (`HMNMX2.XORSIGN`, `HSETP2.H_AND`, an `.F32`-typed operand, a half-selected destination,
+//! `.F32` results with `.FTZ`/`.SAT`/`.RELU`, `F2FP` merging a register other than `RZ`, `F2IP`
+//! packing a second value), relocated symbols (`32@lo(sym)`, addresses in bank 2), 32-bit
+//! halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`), remote mbarrier
+//! arrivals, calls through a register, `BMOV`, texture and surface instructions, the integer and
+//! binary tensor forms (`IMMA`, `BMMA`, `DMMA`).
 
 use std::collections::BTreeMap;
 
 use warpsim_isa::ast::Space;
 use warpsim_isa::inst::{flag, AtomOp, BarOp, Base, CpOp, Guard as IGuard, Inst, MatrixOp, MbarOp, Mods, Op, Opnd, ShflMode, SrcLoc, VoteMode};
 use warpsim_isa::lexer::Pos;
-use warpsim_isa::machine::MachineOp;
+use warpsim_isa::machine::{HalfOp, HalfSel, MachineOp};
 use warpsim_isa::program::{FuncInfo, Program, RegInfo, SymKind, Symbol, RECONV_HOLD};
 use warpsim_isa::types::{BoolOp, Cmp, Rnd, SReg, Ty};
 
@@ -1654,6 +1664,16 @@ impl<'a> Lowerer<'a> {
                 if ty != Ty::F32 && !matches!(f, "EX2" | "TANH") {
                     return Err(format!("`{}`", inst.mnemonic()));
                 }
+                // `MUFU.EX2.F16 d, a.H1`: one half of a register ([`MachineOp::MufuHalf`]).
+                let sel: Vec<&str> = o[1].modifiers.iter().map(String::as_str).filter(|x| *x != "reuse").collect();
+                if ty != Ty::F32 && matches!(sel[..], ["H0"] | ["H1"]) {
+                    m.types = vec![if ty == Ty::F16 { Ty::F16x2 } else { Ty::Bf16x2 }];
+                    let d = self.dst(&o[0])?;
+                    let mut plain = o[1].clone();
+                    plain.modifiers.clear();
+                    let s = self.src(&plain, &mut m, 0, false)?;
+                    return Ok((Op::Machine(MachineOp::MufuHalf { tanh: f == "TANH", hi: sel == ["H1"] }), m, vec![d, s], 1));
+                }
                 let op = match f {
                     "TANH" => Op::Tanh,
                     "RCP" => Op::Rcp,
@@ -1759,18 +1779,6 @@ impl<'a> Lowerer<'a> {
                 };
                 (Op::Cvt, m, vec![d, s], 1)
             }
-            // `HFMA2{.MMA} d, a, b, c` (`.MMA`: issued to the tensor datapath, the same sum):
-            // `fma.rn.f16x2`, both halves.
-            "HFMA2" if n == 4 && inst.modifiers.iter().all(|x| x == "MMA") => {
-                m.types = vec![Ty::F16x2];
-                m.rnd = Some(Rnd::Rn);
-                let d = self.dst(&o[0])?;
-                let s = srcs!(&mut m, false, [1, 2, 3]);
-                if m.neg | m.not | m.abs != 0 {
-                    return Err("HFMA2 with a modified operand".into());
-                }
-                (Op::Fma, m, [vec![d], s].concat(), 1)
-            }
             // `DFMA d, a, b, c`, `DADD d, a, b`, `DMUL d, a, b` on register pairs (uniform ones
             // too), sources negated or absolute, literals as f64: `fma/add/mul.f64`.
             "DFMA" | "DADD" | "DMUL" => {
@@ -1817,24 +1825,63 @@ impl<'a> Lowerer<'a> {
                 let c = self.src(&o[4], &mut m, 2, false)?;
                 (Op::Setp, m, vec![Opnd::Vec(vec![p, q]), a, b, c], 1)
             }
-            // `F2FP.F16.F32.PACK_AB d, RZ, b` (sm_80–89: `F2FP.PACK_AB`): b rounded to half in
-            // the low half, +0 (RZ converted) in the high one, i.e. `cvt.rn.f16.f32` zero-extended.
-            "F2FP" if inst.modifiers.iter().map(String::as_str).eq(["F16", "F32", "PACK_AB"]) || inst.modifiers.iter().map(String::as_str).eq(["PACK_AB"]) => {
-                need(3)?;
-                if !matches!(o[1].value, Value::Reg(r) if r.is_zero()) || o[1].neg || o[1].abs {
-                    return Err("F2FP.PACK_AB of two values (only the high half RZ is lowered)".into());
+            "F2FP" => self.f2fp(inst)?,
+            "I2I" => {
+                // `I2I.{S8,U8,S16,U16}.S32{.SAT} d, a`: `cvt{.sat}.to.s32` (a narrow signed
+                // result sign-extended, as `cvt` writes it).
+                need(2)?;
+                let mut tys = Vec::new();
+                for x in &inst.modifiers {
+                    match x.as_str() {
+                        "SAT" => m.flags |= flag::SAT,
+                        "S8" => tys.push(Ty::S8),
+                        "U8" => tys.push(Ty::U8),
+                        "S16" => tys.push(Ty::S16),
+                        "U16" => tys.push(Ty::U16),
+                        "S32" => tys.push(Ty::S32),
+                        "U32" => tys.push(Ty::U32),
+                        other => return Err(format!("`{}` (.{other})", inst.mnemonic())),
+                    }
                 }
-                m.types = vec![Ty::F16, Ty::F32];
-                m.rnd = Some(Rnd::Rn);
+                if tys.len() != 2 {
+                    return Err(format!("`{}`: I2I needs a destination and a source type", inst.mnemonic()));
+                }
+                m.types = tys;
                 let d = self.dst(&o[0])?;
-                let s = srcs!(&mut m, true, [2]);
+                let s = srcs!(&mut m, false, [1]);
                 if m.neg | m.not | m.abs != 0 {
-                    return Err("F2FP with a modified operand".into());
+                    return Err("I2I with a modified operand".into());
                 }
                 (Op::Cvt, m, [vec![d], s].concat(), 1)
             }
+            // `F2IP.{U8,S8}.F32.NTZ d, RZ, b, RZ`: `b` converted to the 8-bit integer (rounded to
+            // nearest even, saturated) in the low byte, as `cvt.rni.u8.f32`. The other operands
+            // pack a second value and merge a register; only their `RZ` form is lowered (which
+            // byte each fills is unverified).
+            "F2IP" => {
+                need(4)?;
+                let ty = if has("U8") {
+                    Ty::U8
+                } else if has("S8") {
+                    Ty::S8
+                } else {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                };
+                if !inst.modifiers.iter().all(|x| matches!(x.as_str(), "U8" | "S8" | "F32" | "NTZ")) {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                let zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero()) && !x.neg && !x.not && !x.abs;
+                if !zero(&o[1]) || !zero(&o[3]) {
+                    return Err("F2IP packing a second value or merging a register (only `F2IP d, RZ, b, RZ` is lowered)".into());
+                }
+                m.types = vec![ty, Ty::F32];
+                m.rnd = Some(Rnd::Rni);
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, true, [2]);
+                (Op::Cvt, m, [vec![d], s].concat(), 1)
+            }
             // `HADD2.F32 d, -RZ, Rb.H0_H0`: -0 + the low half widened, i.e. `cvt.f32.f16`.
-            "HADD2" if inst.modifiers.iter().map(String::as_str).eq(["F32"]) => {
+            "HADD2" if inst.modifiers.iter().map(String::as_str).eq(["F32"]) && Self::widening(inst) => {
                 need(3)?;
                 fn sel(x: &Operand) -> Vec<&str> {
                     x.modifiers.iter().map(String::as_str).filter(|m| *m != "reuse").collect()
@@ -1863,13 +1910,8 @@ impl<'a> Lowerer<'a> {
                 (Op::Mov, m, vec![p, Opnd::Imm(1)], 1)
             }
             "USETMAXREG" if has("DEALLOC") || has("RELEASE") => (Op::Nop, m, vec![], 0),
-            "HFMA2" if has("MMA") || inst.modifiers.is_empty() => {
+            "HFMA2" if (has("MMA") || inst.modifiers.is_empty()) && n == 5 && [&o[1], &o[2]].iter().all(|x| matches!(x.value, Value::Reg(r) if r.is_zero()) && x.modifiers.iter().all(|s| s == "reuse")) => {
                 // The constant-move form: HFMA2 d, -RZ, RZ, h1, h0 = the two halves.
-                need(5)?;
-                let zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero());
-                if !zero(&o[1]) || !zero(&o[2]) {
-                    return Err("HFMA2 (half-precision arithmetic) is not lowered".into());
-                }
                 let half = |x: &Operand| -> R<u64> {
                     match x.value {
                         Value::Float(f) => Ok(f16_bits(f)),
@@ -1882,9 +1924,270 @@ impl<'a> Lowerer<'a> {
                 let v = (half(&o[3])? << 16) | half(&o[4])?;
                 (Op::Mov, m, vec![d, Opnd::Imm(v)], 1)
             }
+            "HADD2" | "HMUL2" | "HFMA2" | "HMNMX2" => self.half2(inst)?,
+            "HSETP2" => self.hsetp2(inst)?,
             _ => return Err(format!("opcode `{}` is not lowered", inst.mnemonic())),
         };
         Ok(out)
+    }
+
+    /// Whether `HADD2.F32 d, a, b` is the widening of a low half (`-RZ, Rb.H0_H0`, either order).
+    fn widening(inst: &Instruction) -> bool {
+        let o = &inst.operands;
+        if o.len() != 3 {
+            return false;
+        }
+        fn sel(x: &Operand) -> Vec<&str> {
+            x.modifiers.iter().map(String::as_str).filter(|m| *m != "reuse").collect()
+        }
+        let neg_zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero()) && x.neg && !x.abs && matches!(sel(x)[..], [] | ["H0_H0"]);
+        let low_half = |x: &Operand| matches!(x.value, Value::Reg(_)) && !x.neg && !x.abs && sel(x) == ["H0_H0"];
+        (neg_zero(&o[1]) && low_half(&o[2])) || (low_half(&o[1]) && neg_zero(&o[2]))
+    }
+
+    /// The half-precision sources `ops` (source positions from 0): each a register or bank word
+    /// with its selector ([`HalfSel`]; negation and absolute value recorded in `m` for the packed
+    /// type `m` carries), or two literals nvdisasm prints for one packed operand (upper half
+    /// first, as the f16 or bf16 values they are).
+    fn half_srcs(&mut self, ops: &[Operand], bf16: bool, m: &mut Mods) -> R<Vec<(Opnd, HalfSel)>> {
+        let lit = |x: &Operand| match x.value {
+            Value::Int(v) if !x.neg && !x.abs => Some(v as f64),
+            Value::Float(f) if !x.neg && !x.abs => Some(f),
+            _ => None,
+        };
+        let bits = |f: f64| if bf16 { bf16_bits(f) } else { f16_bits(f) };
+        let mut out = Vec::new();
+        let mut k = 0;
+        while k < ops.len() {
+            let o = &ops[k];
+            if let (Some(hi), Some(lo)) = (lit(o), ops.get(k + 1).and_then(lit)) {
+                out.push((Opnd::Imm(bits(hi) << 16 | bits(lo)), HalfSel::Both));
+                k += 2;
+                continue;
+            }
+            let mut sel = HalfSel::Both;
+            for x in &o.modifiers {
+                match x.as_str() {
+                    "reuse" => {}
+                    "H0_H0" => sel = HalfSel::Lo,
+                    "H1_H1" => sel = HalfSel::Hi,
+                    other => return Err(format!("half operand `{o}`: the `.{other}` selector is not lowered")),
+                }
+            }
+            if !matches!(o.value, Value::Reg(_)) && (o.neg || o.abs || o.not) {
+                return Err(format!("half operand `{o}`: a modified literal or constant"));
+            }
+            if matches!(o.value, Value::Int(_) | Value::Float(_)) {
+                return Err(format!("half operand `{o}`: a single literal"));
+            }
+            let mut plain = o.clone();
+            plain.modifiers.clear();
+            out.push((self.src(&plain, m, out.len(), false)?, sel));
+            k += 1;
+        }
+        Ok(out)
+    }
+
+    /// `HADD2`, `HMUL2`, `HFMA2` (`.MMA`: issued to the tensor datapath, the same sum) and
+    /// `HMNMX2 d, a, b, p` (`p` true: min), `.BF16_V2`, `.FTZ`, `.SAT`, `.RELU`, `.NAN`, `.F32`:
+    /// [`MachineOp::Half2`]; a plain `HFMA2 d, a, b, c` (no selector or modifier) is
+    /// `fma.rn.f16x2`.
+    fn half2(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        let mut m = Mods { vec: 1, ..Mods::default() };
+        let (mut bf16, mut f32) = (false, false);
+        for x in &inst.modifiers {
+            match x.as_str() {
+                "MMA" => {}
+                "BF16_V2" => bf16 = true,
+                "F32" => f32 = true,
+                "FTZ" => m.flags |= flag::FTZ,
+                "SAT" => m.flags |= flag::SAT,
+                "RELU" => m.flags |= flag::RELU,
+                "NAN" if inst.opcode == "HMNMX2" => m.flags |= flag::NAN,
+                other => return Err(format!("`{}` (.{other}) is not lowered", inst.mnemonic())),
+            }
+        }
+        if f32 && m.flags != 0 {
+            return Err(format!("`{}`: .F32 with .FTZ/.SAT/.RELU/.NAN is not lowered", inst.mnemonic()));
+        }
+        let pty = if bf16 { Ty::Bf16x2 } else { Ty::F16x2 };
+        m.types = vec![pty];
+        let (op, k) = match inst.opcode.as_str() {
+            "HADD2" => (HalfOp::Add, 2),
+            "HMUL2" => (HalfOp::Mul, 2),
+            "HFMA2" => (HalfOp::Fma, 3),
+            _ => (HalfOp::MinMax, 2),
+        };
+        if o.len() < 2 {
+            return Err(format!("`{}` without sources", inst.mnemonic()));
+        }
+        let d = self.dst(&o[0])?;
+        let (srcs, pred) = if op == HalfOp::MinMax {
+            let (last, rest) = o[1..].split_last().ok_or("HMNMX2 without its predicate")?;
+            let Value::Pred(_) = last.value else { return Err(format!("`{}`: the last operand is not a predicate", inst.mnemonic())) };
+            (self.half_srcs(rest, bf16, &mut m)?, Some(last))
+        } else {
+            (self.half_srcs(&o[1..], bf16, &mut m)?, None)
+        };
+        if srcs.len() != k {
+            return Err(format!("`{}` with {} sources ({k} expected)", inst.mnemonic(), srcs.len()));
+        }
+        let mut ops = vec![d];
+        let mut sel = [HalfSel::Both; 3];
+        for (i, (v, s)) in srcs.into_iter().enumerate() {
+            ops.push(v);
+            sel[i] = s;
+        }
+        if let Some(p) = pred {
+            let mut pm = Mods::default();
+            ops.push(self.src(p, &mut pm, 2, false)?);
+        }
+        // The plain packed fma is PTX's.
+        if op == HalfOp::Fma && !bf16 && !f32 && m.flags == 0 && m.neg | m.abs | m.not == 0 && sel == [HalfSel::Both; 3] {
+            m.rnd = Some(Rnd::Rn);
+            return Ok((Op::Fma, m, ops, 1));
+        }
+        if m.not != 0 {
+            return Err(format!("`{}` with a complemented operand", inst.mnemonic()));
+        }
+        Ok((Op::Machine(MachineOp::Half2 { op, sel, f32 }), m, ops, 1))
+    }
+
+    /// `HSETP2{.BF16_V2}.cmp{.FTZ}.bop p, q, a, b, c`: [`MachineOp::Hsetp2`].
+    fn hsetp2(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        if o.len() != 5 {
+            return Err(format!("{} operands, {} needs 5", o.len(), inst.mnemonic()));
+        }
+        let mut m = Mods { vec: 1, ..Mods::default() };
+        let (mut bf16, mut cmp, mut bop) = (false, None, None);
+        for x in &inst.modifiers {
+            match x.as_str() {
+                "BF16_V2" => bf16 = true,
+                "FTZ" => m.flags |= flag::FTZ,
+                "AND" => bop = Some(BoolOp::And),
+                "OR" => bop = Some(BoolOp::Or),
+                "XOR" => bop = Some(BoolOp::Xor),
+                c if cmp_of(c).is_some() && cmp.is_none() => cmp = cmp_of(c),
+                other => return Err(format!("`{}` (.{other}) is not lowered", inst.mnemonic())),
+            }
+        }
+        let (Some(cmp), Some(bop)) = (cmp, bop) else { return Err(format!("`{}` without a comparison and a combining operation", inst.mnemonic())) };
+        m.types = vec![if bf16 { Ty::Bf16x2 } else { Ty::F16x2 }];
+        let p = self.dst(&o[0])?;
+        let q = self.dst(&o[1])?;
+        let srcs = self.half_srcs(&o[2..4], bf16, &mut m)?;
+        if srcs.len() != 2 || m.not != 0 {
+            return Err(format!("`{}` sources", inst.mnemonic()));
+        }
+        let mut pm = Mods::default();
+        let c = self.src(&o[4], &mut pm, 2, false)?;
+        let sel = [srcs[0].1, srcs[1].1];
+        Ok((Op::Machine(MachineOp::Hsetp2 { cmp, bop, sel }), m, vec![Opnd::Vec(vec![p, q]), srcs[0].0.clone(), srcs[1].0.clone(), c], 1))
+    }
+
+    /// `F2FP`: the f32 → f16/bf16/tf32/fp8 packs and the fp8 ↔ f16x2 unpacks.
+    /// - `F2FP{.RELU}{.SATFINITE}.{F16,BF16,E4M3,E5M2}.F32.PACK_AB{_MERGE_C}{.RZ} d, a, b{, RZ}`
+    ///   (sm_80–89 `F2FP.PACK_AB`, `F2FP.BF16.PACK_AB`): `a` into the upper element, `b` the
+    ///   lower, as `cvt.{f16x2,…}.f32 d, a, b` ([`MachineOp::F2fpPack`]).
+    /// - `F2FP{.RELU}{.SATFINITE}.{F16,BF16}.F32.MERGE_C{.RZ} d, a, RZ`: `a` into the low half,
+    ///   the upper zero, as `cvt.frnd.{f16,bf16}.f32`.
+    /// - `F2FP{.RELU}.TF32.F32.PACK_B{.RZ} d, b`: `cvt.frnd.tf32.f32`.
+    /// - `F2FP.SATFINITE{.RELU}.{E4M3,E5M2}.F16.UNPACK_B_MERGE_C d, b, RZ`: `cvt.rn.satfinite.
+    ///   {e4m3x2,e5m2x2}.f16x2` (the low 16 bits); `F2FP{.RELU}.F16.{E4M3,E5M2}.UNPACK_B d, b`:
+    ///   `cvt.rn.f16x2.{e4m3x2,e5m2x2}` of `b`'s low 16 bits.
+    ///
+    /// A merge source other than `RZ` is an error (which half it keeps is unverified).
+    fn f2fp(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
+        let o = &inst.operands;
+        let mut m = Mods { vec: 1, ..Mods::default() };
+        let mut tys = Vec::new();
+        let mut form = None;
+        for x in &inst.modifiers {
+            match x.as_str() {
+                "RELU" => m.flags |= flag::RELU,
+                "SATFINITE" => m.flags |= flag::SATFINITE,
+                "RZ" => m.rnd = Some(Rnd::Rz),
+                "F16" => tys.push(Ty::F16),
+                "BF16" => tys.push(Ty::Bf16),
+                "F32" => tys.push(Ty::F32),
+                "TF32" => tys.push(Ty::Tf32),
+                "E4M3" => tys.push(Ty::E4m3),
+                "E5M2" => tys.push(Ty::E5m2),
+                "PACK_AB" | "MERGE_C" | "PACK_B" | "PACK_AB_MERGE_C" | "UNPACK_B" | "UNPACK_B_MERGE_C" if form.is_none() => form = Some(x.as_str()),
+                other => return Err(format!("`{}` (.{other}) is not lowered", inst.mnemonic())),
+            }
+        }
+        // sm_80–89 print `F2FP.PACK_AB` (f16) and `F2FP.BF16.PACK_AB` without the source type.
+        if form == Some("PACK_AB") && tys.len() == 1 && tys[0] != Ty::F32 {
+            tys.push(Ty::F32);
+        } else if form == Some("PACK_AB") && tys.is_empty() {
+            tys = vec![Ty::F16, Ty::F32];
+        }
+        let zero = |x: &Operand| matches!(x.value, Value::Reg(r) if r.is_zero()) && !x.neg && !x.not && !x.abs;
+        let merge = |k: usize| -> R<()> {
+            match o.get(k) {
+                Some(c) if zero(c) => Ok(()),
+                Some(c) => Err(format!("F2FP merging `{c}` (only an RZ merge source is lowered)")),
+                None => Err(format!("`{}` without its merge source", inst.mnemonic())),
+            }
+        };
+        let packed = |t: Ty| match t {
+            Ty::F16 => Some(Ty::F16x2),
+            Ty::Bf16 => Some(Ty::Bf16x2),
+            Ty::E4m3 => Some(Ty::E4m3x2),
+            Ty::E5m2 => Some(Ty::E5m2x2),
+            _ => None,
+        };
+        let d = self.dst(o.first().ok_or("F2FP without operands")?)?;
+        let unmodified = |m: &Mods| if m.neg | m.not | m.abs != 0 { Err(format!("`{}` with a modified operand", inst.mnemonic())) } else { Ok(()) };
+        match (form, &tys[..]) {
+            (Some("PACK_AB" | "PACK_AB_MERGE_C"), &[to, Ty::F32]) if packed(to).is_some() && o.len() >= 3 => {
+                if form == Some("PACK_AB_MERGE_C") {
+                    merge(3)?;
+                } else if matches!(to, Ty::E4m3 | Ty::E5m2) {
+                    return Err(format!("`{}`", inst.mnemonic()));
+                }
+                m.types = vec![Ty::F32];
+                let a = self.src(&o[1], &mut m, 0, true)?;
+                let b = self.src(&o[2], &mut m, 1, true)?;
+                unmodified(&m)?;
+                let to = packed(to).unwrap_or(Ty::F16x2);
+                Ok((Op::Machine(MachineOp::F2fpPack { to }), m, vec![d, a, b], 1))
+            }
+            (Some("MERGE_C"), &[to @ (Ty::F16 | Ty::Bf16), Ty::F32]) if o.len() == 3 => {
+                merge(2)?;
+                m.types = vec![to, Ty::F32];
+                m.rnd = m.rnd.or(Some(Rnd::Rn));
+                let a = self.src(&o[1], &mut m, 0, true)?;
+                unmodified(&m)?;
+                Ok((Op::Cvt, m, vec![d, a], 1))
+            }
+            (Some("PACK_B"), &[Ty::Tf32, Ty::F32]) if o.len() == 2 => {
+                m.types = vec![Ty::Tf32, Ty::F32];
+                m.rnd = m.rnd.or(Some(Rnd::Rn));
+                let a = self.src(&o[1], &mut m, 0, true)?;
+                unmodified(&m)?;
+                Ok((Op::Cvt, m, vec![d, a], 1))
+            }
+            (Some("UNPACK_B_MERGE_C"), &[to @ (Ty::E4m3 | Ty::E5m2), Ty::F16]) if o.len() == 3 && m.has(flag::SATFINITE) && m.rnd.is_none() => {
+                merge(2)?;
+                m.types = vec![packed(to).unwrap_or(Ty::E4m3x2), Ty::F16x2];
+                m.rnd = Some(Rnd::Rn);
+                let a = self.src(&o[1], &mut m, 0, true)?;
+                unmodified(&m)?;
+                Ok((Op::Cvt, m, vec![d, a], 1))
+            }
+            (Some("UNPACK_B"), &[Ty::F16, from @ (Ty::E4m3 | Ty::E5m2)]) if o.len() == 2 && !m.has(flag::SATFINITE) && m.rnd.is_none() => {
+                m.types = vec![Ty::F16x2, packed(from).unwrap_or(Ty::E4m3x2)];
+                m.rnd = Some(Rnd::Rn);
+                let a = self.src(&o[1], &mut m, 0, true)?;
+                unmodified(&m)?;
+                Ok((Op::Cvt, m, vec![d, a], 1))
+            }
+            _ => Err(format!("`{}` is not lowered", inst.mnemonic())),
+        }
     }
 
     /// `HGMMA.64xNx16.F32 Rd, gdesc[URa], Rc{, UPp}{, gsb0}`: URa:URa+1 is A's shared-memory
@@ -2046,6 +2349,12 @@ fn release_yielding_regions(ins: &[Instruction], reconv: &mut [u32]) {
 fn f16_bits(f: f64) -> u64 {
     use warpsim_isa::fp::{cvt, Rounding};
     cvt::f2f(cvt::FloatType::F64, cvt::FloatType::F16, f.to_bits(), Rounding::Rn, cvt::FloatMods::default()) & 0xFFFF
+}
+
+/// [`f16_bits`] for a `.BF16_V2` instruction's literal.
+fn bf16_bits(f: f64) -> u64 {
+    use warpsim_isa::fp::{cvt, Rounding};
+    cvt::f2f(cvt::FloatType::F64, cvt::FloatType::Bf16, f.to_bits(), Rounding::Rn, cvt::FloatMods::default()) & 0xFFFF
 }
 
 fn special(s: &str) -> R<SReg> {

@@ -215,7 +215,53 @@ fn half_conversions() {
     expect("I2FP.F32.U32 R4, R0\nF2FP.F16.F32.PACK_AB R4, RZ, R4\nHADD2.F32 R5, -RZ, R4.H0_H0", |t| (t as f32).to_bits());
     // 1/3 rounds to nearest: 0x3555 (0.33325195).
     expect("MOV R4, 0x3eaaaaab\nF2FP.F16.F32.PACK_AB R5, RZ, R4", |_| 0x3555);
-    assert!(lower("F2FP.F16.F32.PACK_AB R5, R4, R4").is_err());
+    // Two values: a into the high half, b into the low.
+    expect("I2FP.F32.U32 R4, R0\nMOV R6, 0x3f800000\nF2FP.F16.F32.PACK_AB R5, R6, R4", |t| 0x3c00_0000 | half(t));
+    // A merge source other than RZ is not lowered (which half it keeps is unverified).
+    let e = lower("F2FP.F16.F32.MERGE_C R5, R4, R6").unwrap_err();
+    assert!(e.reason.contains("merge"), "{e}");
+}
+
+/// f16 bits of `x` (rounded to nearest), as the isa crate converts.
+fn h(x: f32) -> u32 {
+    use warpsim_isa::fp::{cvt, Rounding};
+    cvt::f2f(cvt::FloatType::F32, cvt::FloatType::F16, x.to_bits() as u64, Rounding::Rn, cvt::FloatMods::default()) as u32
+}
+
+/// Half-precision arithmetic on selected halves: R7 holds 2.0 in its high half and the thread
+/// index t in its low one, and each instruction reads them through `.H0_H0` (the low half in
+/// both lanes), `.H1_H1` (the high), no selector (each lane its own), negated or not.
+#[test]
+fn half_operand_selectors() {
+    let pre = "I2FP.F32.U32 R6, R0\nMOV R8, 0x40000000\nF2FP.F16.F32.PACK_AB R7, R8, R6\n";
+    let both = |x: f32| h(x) * 0x1_0001;
+    let pair = |hi: f32, lo: f32| h(hi) << 16 | h(lo);
+    expect(&format!("{pre}HADD2 R5, R7.H0_H0, R7.H1_H1"), |t| both(t as f32 + 2.0));
+    expect(&format!("{pre}HADD2 R5, R7.H1_H1, -R7.H0_H0"), |t| both(2.0 - t as f32));
+    expect(&format!("{pre}HMUL2 R5, R7, R7.H1_H1"), |t| pair(4.0, 2.0 * t as f32));
+    expect(&format!("{pre}HFMA2 R5, -R7.H1_H1, R7.H0_H0, R7"), |t| pair(2.0 - 2.0 * t as f32, -2.0 * t as f32 + t as f32));
+    // |x|: the sign of both halves cleared before the selection.
+    expect(&format!("{pre}HADD2 R9, -RZ.H0_H0, -R7.H0_H0\nHADD2 R5, |R9|.H1_H1, -RZ.H0_H0"), |t| both(t as f32));
+    // A literal pair (upper half first) and .F32 (the low lanes widened, added in f32).
+    expect(&format!("{pre}HFMA2.MMA R5, R7, 1, 0.5, -R7.H1_H1"), |t| pair(0.0, t as f32 * 0.5 - 2.0));
+    expect(&format!("{pre}HADD2.F32 R5, R7.H1_H1, R7.H0_H0"), |t| (t as f32 + 2.0).to_bits());
+    // .SAT clamps to [0, 1]; .RELU takes negatives to +0.
+    expect(&format!("{pre}HADD2.SAT R5, R7.H1_H1, -R7.H0_H0"), |t| both((2.0 - t as f32).clamp(0.0, 1.0)));
+    expect(&format!("{pre}HFMA2.RELU R5, R7.H0_H0, -R7.H1_H1, R7.H1_H1"), |t| both((2.0 - 2.0 * t as f32).max(0.0)));
+    // min (PT) / max (!PT) per lane.
+    expect(&format!("{pre}HMNMX2 R5, R7, R7.H1_H1, PT"), |t| pair(2.0, (t as f32).min(2.0)));
+    expect(&format!("{pre}HMNMX2 R5, R7.H0_H0, R7.H1_H1, !PT"), |t| both((t as f32).max(2.0)));
+    // bf16 lanes: 2.0 and t as bf16 (exact for t < 256), t·2 + t.
+    let pre_b = "I2FP.F32.U32 R6, R0\nMOV R8, 0x40000000\nF2FP.BF16.F32.PACK_AB R7, R8, R6\n";
+    expect(&format!("{pre_b}HFMA2.BF16_V2 R5, R7.H0_H0, R7.H1_H1, R7.H0_H0"), |t| ((t as f32 * 3.0).to_bits() >> 16) * 0x1_0001);
+    // HSETP2: p from the low lanes (t > 2), q from the high ones (2 > 2: false).
+    expect(&format!("{pre}HSETP2.GT.AND P0, P1, R7, R7.H1_H1, PT\nSEL R5, 0x1, RZ, P0\n@P1 IADD3 R5, R5, 0x2, RZ"), |t| (t > 2) as u32);
+    expect(&format!("{pre}HSETP2.GT.AND P0, P1, R7.H1_H1, R7.H0_H0, PT\nSEL R5, 0x1, RZ, P0\n@P1 IADD3 R5, R5, 0x2, RZ"), |t| if t < 2 { 3 } else { 0 });
+    // MUFU on the upper half: 2^2.
+    expect(&format!("{pre}MUFU.EX2.F16 R5, R7.H1"), |_| h(4.0));
+    // A selector that is not a half's is an error naming it.
+    let e = lower("HADD2 R5, R7.B1, R7").unwrap_err();
+    assert!(e.reason.contains(".B1"), "{e}");
 }
 
 #[test]
