@@ -378,6 +378,8 @@ pub fn eval(inst: &Inst, s: &[u64; 6], carry: bool) -> Result<Out, Unsupported> 
             }
         }
         Op::Mov => a,
+        // `cvt.rn.f16x2.f32 d, a, b` (and bf16x2, e4m3x2, e5m2x2): two f32 into a packed pair.
+        Op::Cvt if matches!(m.ty(), Ty::F16x2 | Ty::Bf16x2 | Ty::E4m3x2 | Ty::E5m2x2) && m.ty2() == Ty::F32 => cvt_pack(inst, a, b, c)?,
         Op::Cvt => cvt_value(inst, a)?,
         Op::CvtPack => cvt_pack(inst, a, b, c)?,
         _ => return Err(unsupported(inst)),
@@ -474,7 +476,8 @@ fn extend(v: u64, dt: Ty) -> u64 {
     }
 }
 
-/// Two-source `cvt` into a packed pair (`cvt.rn.f16x2.f32 d, a, b`), and `cvt.pack.sat`.
+/// Two-source `cvt` into a packed pair (`cvt.rn.f16x2.f32 d, a, b`: `a` in the upper half), and
+/// `cvt.pack.sat`.
 fn cvt_pack(inst: &Inst, a: u64, b: u64, c: u64) -> Result<u64, Unsupported> {
     let m = &inst.m;
     if inst.op == Op::CvtPack {
@@ -646,6 +649,8 @@ mod tests {
         assert_eq!(run("div.rn.f32 %f1, %f2, %f3;", [1f32.to_bits() as u64, 3f32.to_bits() as u64, 0, 0]), (1f32 / 3f32).to_bits() as u64);
         assert_eq!(run("cvt.rzi.s32.f32 %r1, %f2;", [(-2.7f32).to_bits() as u64, 0, 0, 0]), (-2i32) as u32 as u64);
         assert_eq!(run("cvt.rn.f32.s32 %f1, %r2;", [(-3i32) as u32 as u64, 0, 0, 0]), (-3f32).to_bits() as u64);
+        // Two f32 into an f16x2 (b in the low half): cvt.rn.f16x2.f32 d, a, b.
+        assert_eq!(run("cvt.rn.f16x2.f32 %r1, %f2, %f3;", [1f32.to_bits() as u64, 2f32.to_bits() as u64, 0, 0]), 0x3C00_4000);
         assert_eq!(run("cvt.u64.u32 %rd1, %r2;", [0xFFFF_FFFF, 0, 0, 0]), 0xFFFF_FFFF);
         assert_eq!(run("cvt.s64.s32 %rd1, %r2;", [0xFFFF_FFFF, 0, 0, 0]), u64::MAX);
         assert_eq!(run("cvt.u32.u64 %r1, %rd2;", [0x1_0000_0005, 0, 0, 0]), 5);
