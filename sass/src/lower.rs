@@ -84,7 +84,7 @@
 //! `.F32` results with `.FTZ`/`.SAT`/`.RELU`, `F2FP` merging a register other than `RZ`, `F2IP`
 //! packing a second value), relocated symbols (`32@lo(sym)`, addresses in bank 2), 32-bit
 //! halves of bank-4 addresses (sm_80's ALU operands), bulk copies (`UBLKCP`), remote mbarrier
-//! arrivals, calls through a register, `BMOV`, texture and surface instructions, the integer and
+//! arrivals, calls through a register, texture and surface instructions, the integer and
 //! binary tensor forms (`IMMA`, `BMMA`, `DMMA`).
 
 use std::collections::BTreeMap;
@@ -926,6 +926,23 @@ impl<'a> Lowerer<'a> {
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
             "BRA" if has("DIV") => (Op::Nop, m, vec![], 0),
+            // `BRA.CONV ~URZ, target`: to ptxas's fast path when the warp is converged, which the
+            // model takes always (as it never takes `BRA.DIV`'s slow path).
+            "BRA" if has("CONV") => {
+                let t = o.iter().find_map(|x| if let Value::Target { pc, .. } = &x.value { *pc } else { None });
+                let pc = t.ok_or("branch without a resolved target")?;
+                (Op::Bra, m, vec![Opnd::Label(pc / 16)], 0)
+            }
+            // `BMOV.32.CLEAR Rd, Bn` / `BMOV.32 Bn, Rs`: a convergence barrier saved to and
+            // restored from a register around a recursive call; `BSSY`/`BSYNC` are no-ops here, so
+            // the saved value is 0 and the restore nothing.
+            "BMOV" if matches!(o.first().map(|x| &x.value), Some(Value::Reg(_))) => {
+                need(2)?;
+                m.types = vec![Ty::B32];
+                let d = self.dst(&o[0])?;
+                (Op::Mov, m, vec![d, Opnd::Imm(0)], 1)
+            }
+            "BMOV" => (Op::Nop, m, vec![], 0),
             "MEMBAR" => (Op::Membar, m, vec![], 0),
             "FENCE" => (Op::Fence, m, vec![], 0),
             // The cluster barrier, in its two halves (`barrier.cluster.arrive` / `.wait`).

@@ -136,6 +136,12 @@ fn bit_fields_and_lane_matches() {
 }
 
 #[test]
+fn converged_branches_and_barrier_moves() {
+    // BRA.CONV goes to the converged path; BMOV saves 0 and restores nothing.
+    expect("MOV R5, 0x1\nBRA.CONV ~URZ, `(.L_x_c)\nMOV R5, 0x2\n.L_x_c:\nBMOV.32.CLEAR R6, B6\nBMOV.32 B6, R6\nIADD3 R5, R5, R6, RZ", |_| 1);
+}
+
+#[test]
 fn generic_atomics_report_that_they_were_performed() {
     // `ATOM P0, d, …` (generic): P0 true, so ptxas's shared-memory fallback is not taken.
     expect("ATOM.E.ADD.STRONG.GPU P0, R6, desc[UR4][R2.64], R0\nSEL R5, 0x7, 0x9, P0\nIADD3 R5, R5, R6, RZ", |_| 7);
