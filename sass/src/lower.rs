@@ -921,8 +921,6 @@ impl<'a> Lowerer<'a> {
             // A loop's early exit: `@P BREAK Bn` drops the lanes from the barrier and the `@P BRA`
             // after it takes them out; reconvergence is the simulator's (see the module doc).
             "BREAK" => (Op::Nop, m, vec![], 0),
-            // Turing's clearing of a convergence barrier register before its BSSY.
-            "BMOV" if has("CLEAR") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" if has("COLLECTIVE") => (Op::Nop, m, vec![], 0),
             "WARPSYNC" => (Op::BarWarpSync, m, vec![], 0),
             "BRA" if has("DIV") => (Op::Nop, m, vec![], 0),
@@ -934,8 +932,9 @@ impl<'a> Lowerer<'a> {
                 (Op::Bra, m, vec![Opnd::Label(pc / 16)], 0)
             }
             // `BMOV.32.CLEAR Rd, Bn` / `BMOV.32 Bn, Rs`: a convergence barrier saved to and
-            // restored from a register around a recursive call; `BSSY`/`BSYNC` are no-ops here, so
-            // the saved value is 0 and the restore nothing.
+            // restored from a register around a recursive call (or cleared before a BSSY, on
+            // Turing); `BSSY`/`BSYNC` are no-ops here, so the saved value is 0 and the restore
+            // nothing.
             "BMOV" if matches!(o.first().map(|x| &x.value), Some(Value::Reg(_))) => {
                 need(2)?;
                 m.types = vec![Ty::B32];
