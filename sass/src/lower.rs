@@ -2073,9 +2073,11 @@ impl<'a> Lowerer<'a> {
     /// `HSETP2{.BF16_V2}.cmp{.FTZ}.bop p, q, a, b, c`: [`MachineOp::Hsetp2`].
     fn hsetp2(&mut self, inst: &Instruction) -> R<(Op, Mods, Vec<Opnd>, usize)> {
         let o = &inst.operands;
-        if o.len() != 5 {
+        // `p, q, a, b, c`, or `b` a literal pair (`…, 8.5e-06, 8.5e-06, PT`): six.
+        if !(5..=6).contains(&o.len()) {
             return Err(format!("{} operands, {} needs 5", o.len(), inst.mnemonic()));
         }
+        let last = o.len() - 1;
         let mut m = Mods { vec: 1, ..Mods::default() };
         let (mut bf16, mut cmp, mut bop) = (false, None, None);
         for x in &inst.modifiers {
@@ -2093,12 +2095,12 @@ impl<'a> Lowerer<'a> {
         m.types = vec![if bf16 { Ty::Bf16x2 } else { Ty::F16x2 }];
         let p = self.dst(&o[0])?;
         let q = self.dst(&o[1])?;
-        let srcs = self.half_srcs(&o[2..4], bf16, &mut m)?;
+        let srcs = self.half_srcs(&o[2..last], bf16, &mut m)?;
         if srcs.len() != 2 || m.not != 0 {
             return Err(format!("`{}` sources", inst.mnemonic()));
         }
         let mut pm = Mods::default();
-        let c = self.src(&o[4], &mut pm, 2, false)?;
+        let c = self.src(&o[last], &mut pm, 2, false)?;
         let sel = [srcs[0].1, srcs[1].1];
         Ok((Op::Machine(MachineOp::Hsetp2 { cmp, bop, sel }), m, vec![Opnd::Vec(vec![p, q]), srcs[0].0.clone(), srcs[1].0.clone(), c], 1))
     }
