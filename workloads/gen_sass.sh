@@ -8,11 +8,14 @@
 # and disassembled with nvdisasm from `pip install nvidia-cuda-nvdisasm`:
 #     ptxas -arch=<target> -lineinfo kernel.ptx -o kernel.cubin
 #     nvdisasm -c -hex -gi -gp kernel.cubin > kernel.<target>.sass
-# -c prints only code sections (the toolchain's own listings omit it, for constant bank 2, which no
-# sm_90 kernel of the suite reads: the code sections are the same either way), -hex the 128-bit encodings (control bits included), -gi the CUDA
+# -c prints only code sections (the toolchain's own listings omit it: the code sections are the same
+# either way), -hex the 128-bit encodings (control bits included), -gi the CUDA
 # source line of each instruction (inlined call sites too) and -gp its line in the PTX
 # (`.nv_debug_ptx_txt`, whose line numbers are kernel.ptx's own). Runs of blanks are squeezed to
-# one (the parser does not care, and it halves the size). These listings let CI and users without
+# one (the parser does not care, and it halves the size). The constant banks the code reads besides
+# the parameters (.nv.constant2: jump tables and literal pools, 3: __constant__ variables, 4: the
+# addresses of __device__ variables) come from a second listing without -c and go in before the
+# first code section, as nvdisasm orders them; a module without them gets the -c listing unchanged. These listings let CI and users without
 # the CUDA tools read the suite's SASS; `cargo test -p warpsim-sass` parses every one.
 # PTXAS=... and NVDISASM=... pick the tools (default: /tmp/cuda13/bin/ptxas and nvdisasm on PATH);
 # ONLY="dir ..." restricts the run to some suite directories.
@@ -31,7 +34,11 @@ for dir in "$suite"/*/; do
     target="$(sed -nE 's|^\.target[[:space:]]+(sm_[0-9a-z]+).*|\1|p' "$dir/kernel.ptx" | head -n1)"
     rm -f "$dir"/kernel.sm_*.sass
     if "$ptxas" -arch="$target" -lineinfo "$dir/kernel.ptx" -o "$tmp/kernel.cubin" \
-        && "$nvdisasm" -c -hex -gi -gp "$tmp/kernel.cubin" | tr -s ' ' > "$dir/kernel.$target.sass"; then
+        && "$nvdisasm" -c -hex -gi -gp "$tmp/kernel.cubin" | tr -s ' ' > "$tmp/code.sass" \
+        && "$nvdisasm" -hex "$tmp/kernel.cubin" | tr -s ' ' \
+            | awk '/^\/\/-+ \./ { keep = ($2 ~ /^\.nv\.constant[1-9]/) } keep' > "$tmp/banks.sass" \
+        && awk -v banks="$tmp/banks.sass" '!done && /^\/\/-+ \.text\./ { while ((getline l < banks) > 0) print l; done = 1 } { print }' \
+            "$tmp/code.sass" > "$dir/kernel.$target.sass"; then
         echo "$name/kernel.$target.sass ($(wc -c < "$dir/kernel.$target.sass") bytes)"
     else
         echo "FAILED: $dir" >&2; status=1

@@ -17,6 +17,7 @@ use crate::reference_blind as blind;
 use crate::reference_blind3 as blind3;
 use crate::reference_blind4 as blind4;
 use crate::reference_blind5 as blind5;
+use crate::reference_blind6 as blind6;
 use crate::reference_multi as multi;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
@@ -511,6 +512,28 @@ pub fn references() -> &'static [Reference] {
             in ["keys", "counts", "fill"], out ["counts", "fill"], timing [], scalars ["n", "cap"], params [] => blind5::bucket_fill;
         "spmv_ellr": "y[r] = sum over k < row_len[r] of vals[k*rows + r] * x[cols[k*rows + r]] (ELLPACK-R, f32 fmaf chain)",
             in ["row_len", "cols", "vals", "x"], out ["y"], timing [], scalars ["rows"], params [] => blind5::spmv_ellr;
+        "gemm_f64": "c = beta c + sum_k fma(alpha a[i][k], b[k][j], .) (ni x nk times nk x nj, row-major), f64",
+            in ["a", "b", "c"], out ["c"], timing [], scalars ["ni", "nj", "nk", "alpha", "beta"], params [] => blind6::gemm_f64;
+        "jacobi2d_f64": "B = 0.2 (5-point sum of A) inside the ny x nx grid, f64; conv[tile] = all |B - A| <= tol over each 32 x 32 tile",
+            in ["A", "B", "conv"], out ["B", "conv"], timing [], scalars ["nx", "ny", "tol"], params [] => blind6::jacobi2d_f64;
+        "col_stats_f64": "mean, stddev of each column of data (n x m f32): sum / float_n, sqrt(fma chain of squared deviations / float_n), 1 if <= eps",
+            in ["data", "mean", "stddev"], out ["mean", "stddev"], timing [], scalars ["m", "n", "float_n", "eps"], params [] => blind6::col_stats_f64;
+        "kmeans_const": "membership = nearest of kernel.cu's constant centres (feature-major points, f32), score = its distance times the centre's constant weight",
+            in ["features", "membership", "score"], out ["membership", "score"], timing [], scalars ["npoints", "nclusters", "nfeatures"], params [] => blind6::kmeans_const;
+        "opcode_interp": "out[i] = vals[i] after the nops opcodes ops[k*n + i] of the switch interpreter (u32)",
+            in ["ops", "vals", "out"], out ["out"], timing [], scalars ["n", "nops"], params [] => blind6::opcode_interp;
+        "histo_u64": "bins[k % nbins] += k + 2^32 (u64), maxes[k % nbins] = max(., 3k - 3e9) (s64) for each key k of keys[..n]",
+            in ["keys", "bins", "maxes"], out ["bins", "maxes"], timing [], scalars ["n", "nbins"], params [] => blind6::histo_u64;
+        "dot_f64": "result = [r0 + x.y, r1 + x.x, (r0 + x.y) / sqrt(r1 + x.x)] over n elements, f64",
+            in ["x", "y", "result"], out ["result"], timing [], scalars ["n"], params [] => blind6::dot_f64;
+        "bfs_level_sync": "one BFS level over CSR (unvisited neighbours of level-cur nodes get cur + 1); flags[0] = 1 if any did, flags[1] += frontier size",
+            in ["row_ptr", "col_idx", "level", "flags"], out ["level", "flags"], timing [], scalars ["n", "cur"], params [] => blind6::bfs_level_sync;
+        "nbody_f64": "vel += dt * all-pairs accelerations of pos (x, y, z, m; softening eps2), pos_out = pos + vel dt, f64",
+            in ["pos", "vel", "pos_out"], out ["vel", "pos_out"], timing [], scalars ["n", "eps2", "dt"], params [] => blind6::nbody_f64;
+        "blackscholes_f64": "call, put (f32) of options S, X, T (f32), rate by class from kernel.cu's constant table, computed in f64",
+            in ["S", "X", "T", "cls", "call", "put"], out ["call", "put"], timing [], scalars ["n"], params [] => blind6::blackscholes_f64;
+        "cell_cas64": "cells[cell of particle i] = (count + 1) << 32 | min(low word, i) for i < n (u64, cell from (int)(p * g))",
+            in ["px", "py", "cells"], out ["cells"], timing [], scalars ["n", "gx", "gy"], params [] => blind6::cell_cas64;
         "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",
             in ["in", "out"], out ["out"], timing [], scalars ["n", "stride"], params [] => membench::strided_store;
         "walk_sum": "out[t] = u32 sum over k < len of a[(t % m)*s0 + (t / m)*s1 + k*ks], t < threads (row / column walks)",

@@ -1409,3 +1409,185 @@ fn jacobi_sweeps() {
     same(t.expect("a"), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
     same(t.expect("b"), &before);
 }
+
+// --- blind6 ------------------------------------------------------------------------------------
+
+#[test]
+fn gemm_f64() {
+    // 2 x 2 times 2 x 1: c = 2 c + 1.5 (a . b)
+    let t = tiny("gemm_f64")
+        .input("a", F64, &[1.0, 2.0, 3.0, 4.0])
+        .input("b", F64, &[5.0, -1.0])
+        .inout("c", F64, &[1.0, -1.0])
+        .scalar("ni", S32, 2.0)
+        .scalar("nj", S32, 1.0)
+        .scalar("nk", S32, 2.0)
+        .scalar("alpha", F64, 1.5)
+        .scalar("beta", F64, 2.0);
+    same(t.expect("c"), &[2.0 + 1.5 * 3.0, -2.0 + 1.5 * 11.0]);
+}
+
+#[test]
+fn jacobi2d_f64() {
+    // 3 x 3: only the centre is interior: 0.2 * (5 + 4 + 6 + 8 + 2) = 5, |5 - 5| <= tol: converged
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    let t = tiny("jacobi2d_f64").input("A", F64, &a).output("B", F64, 9).output("conv", S32, 1);
+    let t = t.scalar("nx", S32, 3.0).scalar("ny", S32, 3.0).scalar("tol", F64, 0.5);
+    same(t.expect("B"), &[0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0]);
+    same(t.expect("conv"), &[1.0]);
+    // a spike at the centre: 0.2 * 120 = 24, 76 away from 100: not converged
+    let mut a = a;
+    a[4] = 100.0;
+    let t = tiny("jacobi2d_f64").input("A", F64, &a).output("B", F64, 9).output("conv", S32, 1);
+    let t = t.scalar("nx", S32, 3.0).scalar("ny", S32, 3.0).scalar("tol", F64, 0.5);
+    same(t.expect("conv"), &[0.0]);
+}
+
+#[test]
+fn col_stats_f64() {
+    // 3 x 2: column 0 = [1 2 6] (mean 3, variance (4 + 1 + 9) / 3), column 1 constant (sd 0 -> 1)
+    let t = tiny("col_stats_f64")
+        .input("data", F32, &[1.0, 7.0, 2.0, 7.0, 6.0, 7.0])
+        .output("mean", F64, 2)
+        .output("stddev", F64, 2)
+        .scalar("m", S32, 2.0)
+        .scalar("n", S32, 3.0)
+        .scalar("float_n", F64, 3.0)
+        .scalar("eps", F64, 0.1);
+    same(t.expect("mean"), &[3.0, 7.0]);
+    same(t.expect("stddev"), &[(14.0f64 / 3.0).sqrt(), 1.0]);
+}
+
+#[test]
+fn kmeans_const() {
+    // two points of 16 features: exactly centre 1, and centre 3 plus 1 in every feature (distance
+    // 16, weight 4); only the first 4 clusters considered
+    let centre = |k: usize| (0..16).map(move |f| ((k * 5 + f * 3 + (k * f) % 7) % 16) as f64);
+    let (c1, c3): (Vec<f64>, Vec<f64>) = (centre(1).collect(), centre(3).map(|v| v + 1.0).collect());
+    // feature-major: features[l * 2 + p]
+    let features: Vec<f64> = (0..16).flat_map(|l| [c1[l], c3[l]]).collect();
+    let t = tiny("kmeans_const")
+        .input("features", F32, &features)
+        .output("membership", S32, 2)
+        .output("score", F32, 2)
+        .scalar("npoints", S32, 2.0)
+        .scalar("nclusters", S32, 4.0)
+        .scalar("nfeatures", S32, 16.0);
+    same(t.expect("membership"), &[1.0, 3.0]);
+    same(t.expect("score"), &[0.0, 64.0]);
+}
+
+#[test]
+fn opcode_interp() {
+    // element 0: b = 0: ops 2 (x3), 8 (not); element 1: b = 2654435761: ops 0 (+b), 10 (nothing)
+    let t = tiny("opcode_interp")
+        .input("ops", S32, &[2.0, 0.0, 8.0, 10.0])
+        .input("vals", U32, &[5.0, 1.0])
+        .output("out", U32, 2)
+        .scalar("n", S32, 2.0)
+        .scalar("nops", S32, 2.0);
+    same(t.expect("out"), &[f64::from(!15u32), f64::from(1u32.wrapping_add(2_654_435_761))]);
+}
+
+#[test]
+fn histo_u64() {
+    // keys 1, 4, 7 into 3 bins: all in bin 1 (+ 2^32 each); max of 3k - 3e9
+    let t = tiny("histo_u64")
+        .input("keys", U32, &[1.0, 4.0, 7.0, 2.0])
+        .output("bins", U64, 3)
+        .inout("maxes", DType::S64, &[-1e18, -1e18, -1e18])
+        .scalar("n", S32, 3.0)
+        .scalar("nbins", S32, 3.0);
+    same(t.expect("bins"), &[0.0, 12.0 + 3.0 * 4_294_967_296.0, 0.0]);
+    same(t.expect("maxes"), &[-1e18, 21.0 - 3e9, -1e18]);
+}
+
+#[test]
+fn dot_f64() {
+    let t = tiny("dot_f64")
+        .input("x", F64, &[3.0, 4.0, 100.0])
+        .input("y", F64, &[2.0, -1.0, 100.0])
+        .output("result", F64, 3)
+        .scalar("n", S32, 2.0);
+    same(t.expect("result"), &[2.0, 25.0, 0.4]);
+}
+
+#[test]
+fn bfs_level_sync() {
+    // 0 -> 1, 2; 1 -> 3; 2 -> 0; 3 -> 0: levels [0, -1, 1, -1], cur 0: node 1 reached, 1 frontier node
+    let t = tiny("bfs_level_sync")
+        .input("row_ptr", S32, &[0.0, 2.0, 3.0, 4.0, 5.0])
+        .input("col_idx", S32, &[1.0, 2.0, 3.0, 0.0, 0.0])
+        .inout("level", S32, &[0.0, -1.0, 1.0, -1.0])
+        .inout("flags", S32, &[0.0, 5.0])
+        .scalar("n", S32, 4.0)
+        .scalar("cur", S32, 0.0);
+    same(t.expect("level"), &[0.0, 1.0, 1.0, -1.0]);
+    same(t.expect("flags"), &[1.0, 6.0]);
+    // from level 1 (node 2, whose only neighbour is visited): nothing changes, flags[0] stays
+    let t = tiny("bfs_level_sync")
+        .input("row_ptr", S32, &[0.0, 2.0, 3.0, 4.0, 5.0])
+        .input("col_idx", S32, &[1.0, 2.0, 3.0, 0.0, 0.0])
+        .inout("level", S32, &[0.0, -1.0, 1.0, -1.0])
+        .output("flags", S32, 2)
+        .scalar("n", S32, 4.0)
+        .scalar("cur", S32, 1.0);
+    same(t.expect("flags"), &[0.0, 1.0]);
+}
+
+#[test]
+fn nbody_f64() {
+    // two bodies of mass 1 at x = 0 and x = 1, eps2 0: a = +-1 (each body's own term is 0)
+    let t = tiny("nbody_f64")
+        .input("pos", F64, &[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+        .inout("vel", F64, &[0.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0, 7.0])
+        .output("pos_out", F64, 8)
+        .scalar("n", S32, 2.0)
+        .scalar("eps2", F64, 0.0)
+        .scalar("dt", F64, 0.5);
+    // the self term is 0 / 0 in the reference as in the kernel (rsqrt(0) = inf, 0 * inf): NaN
+    let v = t.expect("vel");
+    assert!(v[0].is_nan() && v[3] == 7.0, "{v:?}");
+    // with softening the self term is 0: a = 1 / 1.25^1.5 toward the other body
+    let t = tiny("nbody_f64")
+        .input("pos", F64, &[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+        .inout("vel", F64, &[0.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0, 7.0])
+        .output("pos_out", F64, 8)
+        .scalar("n", S32, 2.0)
+        .scalar("eps2", F64, 0.25)
+        .scalar("dt", F64, 0.5);
+    let a = 1.0 / (1.25f64 * 1.25f64.sqrt());
+    same(t.expect("vel"), &[a * 0.5, 0.0, 0.0, 7.0, -a * 0.5, 0.0, 0.0, 7.0]);
+    same(t.expect("pos_out"), &[a * 0.25, 0.0, 0.0, 1.0, 1.0 - a * 0.25, 0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn blackscholes_f64() {
+    // at the money, class 0 (r = 1%), T = 1: put-call parity C - P = S - X e^{-rT}
+    let t = tiny("blackscholes_f64")
+        .output("call", F32, 1)
+        .output("put", F32, 1)
+        .input("S", F32, &[20.0])
+        .input("X", F32, &[20.0])
+        .input("T", F32, &[1.0])
+        .input("cls", DType::U8, &[8.0])
+        .scalar("n", S32, 1.0);
+    let (c, p) = (t.expect("call")[0], t.expect("put")[0]);
+    assert!((c - p - (20.0 - 20.0 * (-0.01f64).exp())).abs() < 1e-5, "{c} {p}");
+    // S = X = 20, sigma 0.3, r 0.01: C = 2.47365 in closed form (the CND polynomial is within 1e-7)
+    assert!((c - 2.473_653).abs() < 1e-5, "{c}");
+}
+
+#[test]
+fn cell_cas64() {
+    // 2 x 2 cells: particles 0 and 2 in cell (1, 0), particle 1 in cell (0, 1); (1.0 clamps to 1)
+    let t = tiny("cell_cas64")
+        .input("px", F64, &[0.75, 0.25, 1.0])
+        .input("py", F64, &[0.0, 0.5, 0.4])
+        .inout("cells", U64, &[4_294_967_295.0; 4])
+        .scalar("n", S32, 3.0)
+        .scalar("gx", S32, 2.0)
+        .scalar("gy", S32, 2.0);
+    let empty = 4_294_967_295.0;
+    same(t.expect("cells"), &[empty, 2.0 * 4_294_967_296.0, 4_294_967_296.0 + 1.0, empty]);
+}

@@ -214,14 +214,14 @@ fn diff(old: &str, new: &str) -> String {
 /// workloads whose point is size: `stream_copy` and `micro_dram_copy` (DRAM bandwidth needs a
 /// copy far larger than the caches), `micro_chase_dram` (a sparse chase over 4x the L2, flushed by
 /// 2x the L2 of zeros) and `launch_wide` (32 one-warp CTAs per SM on all 132 SMs), and the
-/// `membench`, `blind4`, `blind5` and `micro` groups, whose point is working sets beyond the 50 MiB
-/// L2 (see [`MEMBENCH`]; blind4 and blind5 are the memory-heavy blind batches, held to the same
-/// limits).
+/// `membench`, `blind4`, `blind5`, `blind6` and `micro` groups, whose point is working sets beyond
+/// the 50 MiB L2 (see [`MEMBENCH`]; blind4, blind5 and blind6 are the memory-heavy blind batches,
+/// held to the same limits).
 #[test]
 fn sizes_are_simulator_friendly() {
     const LARGE: [&str; 5] = ["stream_copy", "stream_copy_vec4", "launch_wide", "micro_dram_copy", "micro_chase_dram"];
     let groups = bundled_groups();
-    let large: Vec<&str> = ["membench", "blind4", "blind5", "micro"].iter().flat_map(|g| groups[g].iter().copied()).collect();
+    let large: Vec<&str> = ["membench", "blind4", "blind5", "blind6", "micro"].iter().flat_map(|g| groups[g].iter().copied()).collect();
     for name in bundled_names().into_iter().filter(|n| !LARGE.contains(n)) {
         let w = Workload::bundled(name).unwrap();
         let threads = w.launches.iter().map(|l| l.blocks() * l.threads_per_block()).max().unwrap_or(0);
