@@ -1551,6 +1551,33 @@ impl<'a> Lowerer<'a> {
                 }
                 (if sgxt { Op::Szext } else { Op::Bmsk }, m, [vec![d], s].concat(), 1)
             }
+            // `IDP.4A.{S8,U8}.{S8,U8} d, a, b, c`: `dp4a` (a's and b's byte signedness);
+            // `IDP.2A.{LO,HI}.{S16,U16}.{S8,U8} d, a, b, c`: `dp2a` (a's halves, b's bytes).
+            "IDP" if has("4A") || has("2A") => {
+                need(4)?;
+                let signed: Vec<bool> = inst.modifiers.iter().filter_map(|x| match x.as_str() {
+                    "S8" | "S16" => Some(true),
+                    "U8" | "U16" => Some(false),
+                    _ => None,
+                }).collect();
+                let [sa, sb] = signed[..] else { return Err(format!("`{}`: operand types", inst.mnemonic())) };
+                let ty = |s: bool| if s { Ty::S32 } else { Ty::U32 };
+                m.types = vec![ty(sa), ty(sb)];
+                let op = if has("4A") {
+                    Op::Dp4a
+                } else {
+                    if has("HI") {
+                        m.flags |= flag::HI;
+                    }
+                    Op::Dp2a
+                };
+                let d = self.dst(&o[0])?;
+                let s = srcs!(&mut m, false, [1, 2, 3]);
+                if m.neg | m.not | m.abs != 0 {
+                    return Err(format!("`{}` with a modified operand", inst.mnemonic()));
+                }
+                (op, m, [vec![d], s].concat(), 1)
+            }
             // `MATCH.ANY{.U64} d, a` / `MATCH.ALL{.U64} p, d, a`: `match.sync` over the active lanes.
             "MATCH" => {
                 let all = has("ALL");

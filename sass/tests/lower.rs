@@ -129,6 +129,8 @@ fn bit_fields_and_lane_matches() {
     expect("LEA R6, R0, 0xf, 0x4\nSGXT.U32 R5, R6, 0x6", |t| (t * 16 + 15) & 0x3f);
     expect("BMSK R5, R0, 0x3", |t| 7u32.checked_shl(t).unwrap_or(0));
     expect("BMSK.W R5, 0x4, R0", |t| if t % 32 == 0 { 0 } else { ((1u64 << (t % 32)) - 1) as u32 } << 4);
+    // dp4a of (t, 1, 2, 3) bytes with (1, 1, 1, -1) signed, plus 5.
+    expect("PRMT R6, R0, 0x7650, RZ\nLOP3.LUT R6, R6, 0x3020100, RZ, 0xfc, !PT\nMOV R7, 0xff010101\nIDP.4A.S8.S8 R5, R6, R7, 0x5", |t| (t + 1 + 2 - 3 + 5) as u32);
     // Lanes of equal t / 8 match: a mask of 8 lanes.
     expect("SHF.R.U32.HI R6, RZ, 0x3, R0\nMATCH.ANY R5, R6", |t| 0xffu32 << (t / 8 * 8));
     expect("MATCH.ALL P0, R6, RZ\nSEL R5, R6, 0x1, P0", |_| u32::MAX);
