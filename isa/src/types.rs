@@ -334,6 +334,11 @@ pub enum SReg {
     /// SASS `SR_SWINHI` (no PTX name): the high 32 bits of the generic addresses of the shared
     /// window, which ptxas pairs with a `shared::cluster` address to reach another CTA's memory.
     SharedWindowHi,
+    /// The driver constants `c[0x0][0x18]`/`[0x1c]` (`local` false) and `[0x20]`/`[0x24]` (true),
+    /// no PTX name: the low (`hi` false) and high word of the generic address of offset 0 of the
+    /// CTA's shared memory or the thread's local memory, which ptxas adds an offset (the stack
+    /// pointer `R1`) to where the PTX has `cvta.shared` / `cvta.local`.
+    WindowBase { local: bool, hi: bool },
     /// sm_90's driver constant `c[0x0][0x150]` (no PTX name): 1 / `%cluster_nctaid.x` as an f32
     /// rounded up, which ptxas multiplies `%ctaid.x` by and truncates to get `%clusterid.x`.
     ClusterNctaidRcp(u8),

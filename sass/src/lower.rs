@@ -510,6 +510,10 @@ impl<'a> Lowerer<'a> {
             0x0 | 0x4 | 0x8 => Opnd::Special(SReg::Ntid((o / 4) as u8)),
             0xc | 0x10 | 0x14 => Opnd::Special(SReg::Nctaid(((o - 0xc) / 4) as u8)),
             0x28 => Opnd::Imm(self.frame),
+            // The generic addresses of shared offset 0 (sm_80: sm_90 forms them from SR_SWINHI)
+            // and of local offset 0 (`cvta.local` of the stack pointer R1).
+            0x18 | 0x1c if self.reserved == 0 => Opnd::Special(SReg::WindowBase { local: false, hi: o == 0x1c }),
+            0x20 | 0x24 => Opnd::Special(SReg::WindowBase { local: true, hi: o == 0x24 }),
             0x208 | 0x20c | 0x118 | 0x11c => Opnd::Imm(0),
             // sm_90: whether the grid was launched in clusters (code without `__cluster_dims__`
             // tests it before a cluster barrier), the cluster's CTA count and 1 / its width

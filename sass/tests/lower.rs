@@ -138,6 +138,17 @@ fn bit_fields_and_lane_matches() {
 }
 
 #[test]
+fn generic_pointers_to_local_memory() {
+    // A local variable's generic address is c[0x0][0x20]:c[0x0][0x24] + R1 (`cvta.local`).
+    let body = "IADD3 R1, R1, -0x10, RZ
+        IADD3 R6, P0, R1, c[0x0][0x20], RZ
+        IADD3.X R7, RZ, c[0x0][0x24], RZ, P0, !PT
+        ST.E desc[UR4][R6.64], R0
+        LDL R5, [R1]";
+    expect(body, |t| t);
+}
+
+#[test]
 fn converged_branches_and_barrier_moves() {
     // BRA.CONV goes to the converged path; BMOV saves 0 and restores nothing.
     expect("MOV R5, 0x1\nBRA.CONV ~URZ, `(.L_x_c)\nMOV R5, 0x2\n.L_x_c:\nBMOV.32.CLEAR R6, B6\nBMOV.32 B6, R6\nIADD3 R5, R5, R6, RZ", |_| 1);

@@ -276,6 +276,14 @@ impl Ctx<'_, '_> {
             SReg::ClusterNctarank => d.cluster_size() as u64,
             SReg::IsExplicitCluster => (d.cluster_size() > 1) as u64,
             SReg::SharedWindowHi => memory::SHARED_WINDOW >> 32,
+            SReg::WindowBase { local, hi } => {
+                let base = if local { memory::LOCAL_WINDOW } else { memory::SHARED_WINDOW };
+                if hi {
+                    base >> 32
+                } else {
+                    base & 0xFFFF_FFFF
+                }
+            }
             SReg::ClusterNctaidRcp(c) => {
                 let n = cl[c as usize].max(1) as f64;
                 let r = (1.0 / n) as f32;
