@@ -62,7 +62,7 @@ fn within(r: &[(String, f64, f64)], p: f64) -> usize {
 fn instruction_counts_match_the_h200() {
     // The datasets' smsp__inst_executed.sum per workload (main, blind sets, memory probes).
     let mut all = Vec::new();
-    for rel in ["2026-11-30.json", "blind/2026-11-30.json", "blind3/2026-12-01.json", "blind4/2026-12-01.json", "membench/2026-12-01.json"] {
+    for rel in ["2026-11-30.json", "blind/2026-11-30.json", "blind3/2026-12-01.json", "blind4/2026-12-01.json", "blind5/2026-12-04.json", "blind6/2026-12-05.json", "membench/2026-12-01.json"] {
         let (rows, skipped) = compare(rel);
         println!("{rel}: smsp__inst_executed.sum, SASS mode vs ncu on the H200");
         println!("  {:<32} {:>14} {:>14} {:>8}", "workload", "ncu", "sass mode", "error");
