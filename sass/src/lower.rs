@@ -29,8 +29,9 @@
 //!   variable's address (`mov.u64 %rd, var`). An indexed read (`c[0x2][R5]`, `c[0x3][R21+0x8]`:
 //!   the register holds a bank offset, so the variable is known only at run time) is an
 //!   `ld.const` of the whole bank placed as one read-only variable with the listing's bytes.
-//!   A 32-bit half of a bank-4 address, an indexed bank 4 and banks holding relocations read
-//!   with an index are errors.
+//!   A 32-bit half of a bank-4 address moved into a register (sm_80: `MOV R8, c[0x4][0x0]`) is
+//!   the address shifted; one as an operand of arithmetic, an indexed bank 4 and banks holding
+//!   relocations read with an index are errors.
 //! - **Shared memory.** On sm_90 the CTA's window has 1 KiB reserved below the user's data and
 //!   ptxas forms every shared address as `SR_CgaCtaId << 24 | 0x400 + offset` (`SR_CgaCtaId` is
 //!   the CTA's rank in its cluster, 0 without one). A CTA-space access (`LDS`, `STS`, `SYNCS`)
@@ -560,15 +561,25 @@ impl<'a> Lowerer<'a> {
     /// The `__device__` variable whose 64-bit address constant bank 4 holds at `off` (the
     /// listing's `.nv.constant4` entry there, a relocation naming it).
     fn bank4(&mut self, off: i64) -> R<u32> {
+        match self.bank4_word(off)? {
+            (s, false) => Ok(s),
+            (_, true) => Err(format!("c[0x4][{off:#x}]: the high half of an address (only whole 64-bit reads of bank 4 are lowered here)")),
+        }
+    }
+
+    /// The variable whose address bank 4 holds at `off`, a 64-bit entry or one of its 32-bit
+    /// halves (sm_80 moves each half into a register): (symbol, whether `off` is the high half).
+    fn bank4_word(&mut self, off: i64) -> R<(u32, bool)> {
         let o = u32::try_from(off).map_err(|_| format!("c[0x4][{off:#x}]"))?;
         let r = self.module.bank4.relocated.iter().find(|r| r.offset <= o && o < r.offset + r.size).ok_or_else(|| format!("c[0x4][{o:#x}]: the listing's `.nv.constant4` has no address there"))?;
-        if r.offset != o || r.size != 8 {
-            return Err(format!("c[0x4][{o:#x}]: a 32-bit half of the address of `{}` (only whole 64-bit reads of bank 4 are lowered)", r.target));
+        if r.size != 8 || (o - r.offset) % 4 != 0 {
+            return Err(format!("c[0x4][{o:#x}]: part of the address of `{}` (only 64-bit reads and 32-bit halves of bank 4 are lowered)", r.target));
         }
         if !r.target.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c)) {
             return Err(format!("c[0x4][{o:#x}] holds `{}` (only the addresses of variables are lowered)", r.target));
         }
-        self.module_var(&r.target)
+        let hi = o != r.offset;
+        Ok((self.module_var(&r.target)?, hi))
     }
 
     /// The program symbol of the module variable `name` (the PTX program's `.global` or `.const`
@@ -753,6 +764,22 @@ impl<'a> Lowerer<'a> {
             }};
         }
         let op_name = inst.opcode.as_str();
+        // sm_80 moves a 32-bit half of a bank-4 address into a register (`MOV R8, c[0x4][0x0]`,
+        // `IMAD.MOV.U32 R9, RZ, RZ, c[0x4][0x4]`): the variable's address shifted, as b64, into
+        // the 32-bit register.
+        let moved = match (op_name, &o[..]) {
+            ("MOV", [_, c]) => Some(c),
+            ("IMAD", [_, a, b, c]) if has("MOV") && [a, b].iter().all(|x| matches!(x.value, Value::Reg(r) if r.is_zero())) => Some(c),
+            _ => None,
+        };
+        if let Some(Operand { value: Value::Const { bank: Bank::Index(4), addr }, neg: false, abs: false, not: false, .. }) = moved {
+            if addr.reg.is_none() && addr.ureg.is_none() {
+                let (sym, hi) = self.bank4_word(addr.offset)?;
+                m.types = vec![Ty::B64];
+                let d = self.dst(&o[0])?;
+                return Ok((Op::Shr, m, vec![d, Opnd::SymAddr(sym, 0), Opnd::Imm(if hi { 32 } else { 0 })], 1));
+            }
+        }
         let out = match op_name {
             // `DEPBAR.LE SB0, n` in a kernel with `LDGSTS`: wait until at most n copy groups
             // are pending (`cp.async.wait_group n`); elsewhere a scoreboard wait (no-op).

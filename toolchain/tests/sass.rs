@@ -160,7 +160,7 @@ fn every_target_runs_the_suite_in_sass_mode() {
 
 /// SASS mode beyond the suite: every kernel of the PTX parser corpus (`isa/tests/corpus/ptx*`,
 /// the `-G` builds left out) in its sm_80 and sm_90 listings. The kernels that lower are counted
-/// and may only grow (760 when this was written; the first opcode of each of the rest is printed,
+/// and may only grow (767 when this was written; the first opcode of each of the rest is printed,
 /// `-- --nocapture`), and the corpus's switches (`BRX` jump tables), module variables (constant
 /// banks 3 and 4), f64 and f16 arithmetic and 64-bit atomics all lower.
 #[test]
@@ -200,5 +200,5 @@ fn corpus_kernels_lower() {
     }
     let bank = missing.values().flatten().filter(|k| k.starts_with("memory_spaces") && k.contains("constant bank")).count();
     assert_eq!(bank, 0, "memory_spaces kernels fail on a constant bank: {missing:?}");
-    assert!(lowered.len() >= 760, "{} corpus kernels lower (760 when written)", lowered.len());
+    assert!(lowered.len() >= 767, "{} corpus kernels lower (767 when written)", lowered.len());
 }
