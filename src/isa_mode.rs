@@ -41,8 +41,9 @@ pub fn program_for(w: &mut Workload, cc: [u32; 2], isa: Isa, note: &mut dyn FnMu
             let insts: usize = ks.iter().map(|k| k.prog.insts.len()).sum();
             note(false, &format!("isa: sass ({} listing from {}; {insts} instructions)", k.target, k.source));
             for (l, k) in w.launches.iter_mut().zip(&ks) {
-                if l.regs_per_thread.is_none() {
-                    l.regs_per_thread = k.registers;
+                if let (None, Some(r)) = (l.regs_per_thread, k.registers) {
+                    l.regs_per_thread = Some(r);
+                    l.regs_source = warpsim_workloads::RegsSource::Compiler(format!("{} SASS, {}", k.target, k.source));
                 }
             }
             Some(ks.into_iter().map(|k| k.prog).collect())
@@ -66,7 +67,8 @@ pub struct SassKernel {
     /// Where the listing came from (`ptxas 13.0.88 + nvdisasm 13.2.78`, a committed listing).
     pub source: String,
     pub target: String,
-    /// ptxas's registers per thread (`SHI_REGISTERS`), when the listing gives them.
+    /// ptxas's registers per thread (`EIATTR_REGCOUNT` or `SHI_REGISTERS`), when the listing
+    /// gives them.
     pub registers: Option<u32>,
 }
 

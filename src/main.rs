@@ -272,14 +272,6 @@ fn dump(dir: &PathBuf, w: &warpsim_workloads::Workload, o: &warpsim_sim::launch:
     Ok(())
 }
 
-/// Fills the workload's registers and spills from ptxas for `cfg`'s target where the manifest
-/// gives none; prints the one-line notice when the simulator has to estimate instead.
-fn resolve_resources(w: &mut warpsim_workloads::Workload, cfg: &warpsim_sim::config::ArchConfig) {
-    if let warpsim_toolchain::Resolution::Estimate(line) = warpsim_toolchain::resolve(w, cfg.compute_capability, warpsim_toolchain::Toolchain::from_env()) {
-        eprintln!("note: {}: {line}", w.manifest.name);
-    }
-}
-
 fn run_workload(a: RunArgs) -> Result<()> {
     // The preset gives the manifest's sizes, the target the registers are resolved for (the header
     // names them in both modes) and, with --functional, the launch limits and SM count.
@@ -289,7 +281,10 @@ fn run_workload(a: RunArgs) -> Result<()> {
         let what = format!("`warpsim run {}` on {}", a.workload, a.arch.arch);
         std::fs::write(path, warpsim_sim::presets::dump_config(&cfg, &what)).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    resolve_resources(&mut w, &cfg);
+    // Registers and spills from ptxas for the preset's target where the manifest gives none; a
+    // SASS listing's own count fills what is still missing, and the one-line notice says when
+    // the simulator has to estimate instead.
+    let resolution = warpsim_toolchain::resolve(&mut w, cfg.compute_capability, warpsim_toolchain::Toolchain::from_env());
     let sass = isa_mode::program_for(&mut w, cfg.compute_capability, a.isa, &mut |fallback, line| {
         if fallback {
             eprintln!("{line}");
@@ -297,6 +292,11 @@ fn run_workload(a: RunArgs) -> Result<()> {
             let _ = writeln!(std::io::stdout(), "{line}");
         }
     });
+    if let warpsim_toolchain::Resolution::Estimate(line) = resolution {
+        if w.launches.iter().any(|l| l.regs_per_thread.is_none()) {
+            eprintln!("note: {}: {line}", w.manifest.name);
+        }
+    }
     let regs = warpsim_sim::launch::registers_of(&w)?;
     if !a.json {
         for ((spec, l), regs) in w.sequence().zip(&regs) {

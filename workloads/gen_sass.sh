@@ -15,7 +15,9 @@
 # one (the parser does not care, and it halves the size). The constant banks the code reads besides
 # the parameters (.nv.constant2: jump tables and literal pools, 3: __constant__ variables, 4: the
 # addresses of __device__ variables) come from a second listing without -c and go in before the
-# first code section, as nvdisasm orders them; a module without them gets the -c listing unchanged. These listings let CI and users without
+# first code section, as nvdisasm orders them; a module without them gets the -c listing unchanged.
+# So does the `EIATTR_REGCOUNT` attribute of each function from the `.nv.info` section (ptxas's
+# registers per thread, which the code sections do not give), the section's other attributes left out. These listings let CI and users without
 # the CUDA tools read the suite's SASS; `cargo test -p warpsim-sass` parses every one.
 # PTXAS=... and NVDISASM=... pick the tools (default: /tmp/cuda13/bin/ptxas and nvdisasm on PATH);
 # ONLY="dir ..." restricts the run to some suite directories.
@@ -36,7 +38,9 @@ for dir in "$suite"/*/; do
     if "$ptxas" -arch="$target" -lineinfo "$dir/kernel.ptx" -o "$tmp/kernel.cubin" \
         && "$nvdisasm" -c -hex -gi -gp "$tmp/kernel.cubin" | tr -s ' ' > "$tmp/code.sass" \
         && "$nvdisasm" -hex "$tmp/kernel.cubin" | tr -s ' ' \
-            | awk '/^\/\/-+ \./ { keep = ($2 ~ /^\.nv\.constant[1-9]/) } keep' > "$tmp/banks.sass" \
+            | awk '/^\/\/-+ \./ { keep = ($2 ~ /^\.nv\.constant[1-9]/ || $2 == ".nv.info"); attr = "" }
+                   /nvinfo : / { attr = $NF }
+                   keep && (attr == "" || attr == "EIATTR_REGCOUNT")' > "$tmp/banks.sass" \
         && awk -v banks="$tmp/banks.sass" '!done && /^\/\/-+ \.text\./ { while ((getline l < banks) > 0) print l; done = 1 } { print }' \
             "$tmp/code.sass" > "$dir/kernel.$target.sass"; then
         echo "$name/kernel.$target.sass ($(wc -c < "$dir/kernel.$target.sass") bytes)"

@@ -65,7 +65,9 @@ pub struct Kernel {
     pub name: String,
     /// `.other <name>,@"STO_CUDA_ENTRY ..."`: a `__global__` entry (else a device function).
     pub entry: bool,
-    /// `SHI_REGISTERS=<n>` from `.sectioninfo`, where the listing gives it.
+    /// ptxas's registers per thread, where the listing gives them: `SHI_REGISTERS=<n>` of the
+    /// section's `.sectioninfo` (older nvdisasm), or the `EIATTR_REGCOUNT` attribute of the
+    /// module's `.nv.info` section (nvdisasm 13 without `-c`; the committed listings keep it).
     pub registers: Option<u32>,
     /// Labels (`.L_x_3`, subroutine names) and the pc they mark.
     pub labels: BTreeMap<String, u32>,

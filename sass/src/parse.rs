@@ -39,6 +39,7 @@ pub fn parse(listing: &str) -> Result<Module, SassError> {
         if let Some(b) = p.banks.remove(&DataSection::Bank2(k.name.clone())) {
             k.bank2 = b;
         }
+        k.registers = k.registers.or_else(|| p.regcount.get(&k.name).copied());
     }
     let mut bank = |b| p.banks.remove(&b).unwrap_or_default();
     let (bank3, bank4) = (bank(DataSection::Bank3), bank(DataSection::Bank4));
@@ -61,6 +62,11 @@ struct Parser {
     /// The constant-bank section being read.
     data: Option<(DataSection, ConstSection)>,
     banks: BTreeMap<DataSection, ConstSection>,
+    /// Inside the module's `.nv.info` section: the attribute being read
+    /// (`//----- nvinfo : EIATTR_REGCOUNT`) and the `.word`s it has had so far.
+    info: Option<(String, Vec<String>)>,
+    /// `EIATTR_REGCOUNT` of each function, by name: ptxas's registers per thread.
+    regcount: BTreeMap<String, u32>,
 }
 
 /// The constant-bank sections the parser keeps.
@@ -99,6 +105,12 @@ impl Parser {
             return if self.current.is_some() { self.line_info(n, raw, rest.trim_start()) } else { Ok(()) };
         }
         if l.starts_with("//") {
+            if let Some((attr, words)) = self.info.as_mut() {
+                if let Some(a) = l.split_once("nvinfo :").map(|(_, a)| a.trim()) {
+                    *attr = a.to_string();
+                    words.clear();
+                }
+            }
             return Ok(());
         }
         // cuobjdump's headers.
@@ -111,6 +123,10 @@ impl Parser {
             return Ok(());
         }
         if let Some(comment) = l.strip_prefix("/*") {
+            if self.info.is_some() {
+                self.info_line(comment);
+                return Ok(());
+            }
             if self.current.is_none() && self.in_data {
                 let (off, body) = comment.split_once("*/").unwrap_or(("", ""));
                 if let (Some((_, bank)), Ok(off)) = (self.data.as_mut(), usize::from_str_radix(off.trim(), 16)) {
@@ -188,6 +204,7 @@ impl Parser {
                 self.finish_kernel();
                 self.finish_data();
                 self.in_data = !name.starts_with(".text.");
+                self.info = (name == ".nv.info").then(|| (String::new(), Vec::new()));
                 let section = match name {
                     ".nv.constant3" => Some(DataSection::Bank3),
                     ".nv.constant4" => Some(DataSection::Bank4),
@@ -259,6 +276,26 @@ impl Parser {
             }
         }
         Ok(())
+    }
+
+    /// A data line of `.nv.info` (after its `/*`): an `EIATTR_REGCOUNT` attribute is two words,
+    /// `index@(<function>)` then the count (`0x0000001a`).
+    fn info_line(&mut self, comment: &str) {
+        let Some((attr, words)) = self.info.as_mut() else { return };
+        let body = comment.split_once("*/").map_or("", |(_, b)| b.trim());
+        let Some(word) = body.strip_prefix(".word") else { return };
+        if attr != "EIATTR_REGCOUNT" {
+            return;
+        }
+        words.push(word.trim().to_string());
+        if let [func, count] = words.as_slice() {
+            let name = func.strip_prefix("index@(").and_then(|f| f.strip_suffix(')'));
+            let count = count.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok());
+            if let (Some(name), Some(count)) = (name, count) {
+                self.regcount.insert(name.to_string(), count);
+            }
+            words.clear();
+        }
     }
 
     fn finish_data(&mut self) {
@@ -902,6 +939,18 @@ saxpy:
         assert_eq!(k.instructions[5].operands[0].value, Value::Target { label: ".L_x_0".into(), pc: Some(0x50) });
         assert_eq!(k.labels.get(".L_x_1"), Some(&0x60));
         assert_eq!(k.at(0x40).map(|i| i.opcode.as_str()), Some("FFMA"));
+    }
+
+    #[test]
+    fn reads_register_counts_from_nv_info() {
+        // nvdisasm 13 prints no `.sectioninfo`: the count is the REGCOUNT attribute of `.nv.info`,
+        // two words (the function, the count) after the attribute's header bytes.
+        let info = "\t.target\tsm_90\n//--------------------- .nv.info --------------------------\n\t.section\t.nv.info,\"\",@\"SHT_CUDA_INFO\"\n\t.align\t4\n\t//----- nvinfo : EIATTR_FRAME_SIZE\n /*0000*/ \t.byte\t0x04, 0x11\n /*0004*/ \t.word\tindex@(saxpy)\n /*0008*/ \t.word\t0x00000040\n\t//----- nvinfo : EIATTR_REGCOUNT\n\t.align\t\t4\n /*000c*/ \t.byte\t0x04, 0x2f\n /*000e*/ \t.short\t(.L_7 - .L_6)\n\t.align\t\t4\n.L_6:\n /*0010*/ \t.word\tindex@(saxpy)\n /*0014*/ \t.word\t0x0000001a\n";
+        let listing = SAXPY.replace("\t.sectioninfo\t@\"SHI_REGISTERS=10\"\n", "").replacen("\t.target\tsm_90\n", info, 1);
+        assert_eq!(parse(&listing).unwrap().kernels[0].registers, Some(26));
+        // Without either, no count.
+        let bare = SAXPY.replace("\t.sectioninfo\t@\"SHI_REGISTERS=10\"\n", "");
+        assert_eq!(parse(&bare).unwrap().kernels[0].registers, None);
     }
 
     #[test]

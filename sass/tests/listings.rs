@@ -71,6 +71,42 @@ fn every_committed_listing_parses_and_has_every_entry() {
     assert!(kernels >= 100);
 }
 
+/// Every entry carries ptxas's register count (`EIATTR_REGCOUNT`, which gen_sass.sh keeps): it
+/// exceeds every register index the code names, and it is the count ncu reported for the H200's
+/// build wherever a manifest records one (`regs_per_thread`).
+#[test]
+fn listings_give_ptxas_register_counts() {
+    let mut compared = 0;
+    for l in suite() {
+        for (name, _) in entries(&l.ptx) {
+            let k = l.module.kernel(&name).unwrap();
+            let regs = k.registers.unwrap_or_else(|| panic!("{}: {name} has no EIATTR_REGCOUNT", l.dir));
+            let used = k
+                .instructions
+                .iter()
+                .flat_map(|i| i.text().split(|c: char| !c.is_ascii_alphanumeric()).filter_map(|w| w.strip_prefix('R')?.parse::<u32>().ok()).collect::<Vec<_>>())
+                .max()
+                .unwrap_or(0);
+            assert!(used < regs && regs <= 255, "{}: {name}: {regs} registers, R{used} used", l.dir);
+        }
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads/suite").join(&l.dir);
+        let mut manifests: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+        manifests.sort();
+        for m in manifests {
+            let Ok(w) = warpsim_workloads::Workload::load(&m) else { continue };
+            for (spec, launch) in w.manifest.launches.iter().zip(&w.launches) {
+                if let (warpsim_workloads::RegsSource::Manifest, Some(r)) = (&launch.regs_source, launch.regs_per_thread) {
+                    let k = l.module.kernel(&spec.entry).unwrap();
+                    assert_eq!(k.registers, Some(r), "{}: {} ({}) says {r}", l.dir, spec.entry, m.display());
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} manifest register counts equal the listings'");
+    assert!(compared >= 150, "{compared}");
+}
+
 #[test]
 fn control_bits_pass_the_scoreboard_checks() {
     let mut total = check::Report::default();
