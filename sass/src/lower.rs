@@ -64,6 +64,9 @@
 //!   lanes' predicates), `MUFU.EX2/TANH.F16` of an `.H1`/`.H0` half (`MufuHalf`), `F2FP…PACK_AB`
 //!   of two f32 values into f16, bf16, e4m3 or e5m2 pairs (`F2fpPack`), all checked bit for bit
 //!   against the H200 by `tests/hw_oracle.rs`). `HMMA` and `LDSM` take their form from the PTX instruction at their PTX line;
+//!   an `HMMA` with no `mma.sync` there (ptxas's code for `wmma.mma`) takes it from its opcode
+//!   (`hmma_form`: m16n8k16/k8/k4, f16, bf16 or tf32 in, f32 or f16 out), and `MOVM.16.MT88`
+//!   (the transpose of a column-major wmma fragment) is `movmatrix.trans` (`tests/wmma.rs`);
 //!   `HGMMA` (`wgmma.mma_async`, descriptors in uniform register pairs) from the entry's
 //!   wgmma of its shape nearest that line, `WARPGROUP.ARRIVE` / `.DEPBAR` are `wgmma.fence` /
 //!   `wait_group`.
@@ -77,7 +80,9 @@
 //!   jump through a table of the targets nvdisasm notes (`BRANCH_TARGETS`). `BRA.DIV` (the
 //!   branch to ptxas's slow path for a divergent warp) is never taken: the fast path's
 //!   SHFL/VOTE use the active lanes. `DEPBAR` outside `LDGSTS` kernels (`DEPBAR {5,4,…}`
-//!   included) is a no-op.
+//!   included) is a no-op. `QSPC.E.S/.D/.G/.L` is `isspacep` of the generic address (ptxas's
+//!   check after a generic `ATOM`, whose predicate the simulator sets, so the check's shared
+//!   path is not taken).
 //!
 //! Anything else is a [`LowerError`] naming the opcode, the kernel, the pc and the source line;
 //! callers fall back to PTX mode with it. Not lowered yet: the f16 forms the oracle does not pin
@@ -811,13 +816,18 @@ impl<'a> Lowerer<'a> {
             // they came from (same PTX line), their register vectors' lengths too.
             "HMMA" => {
                 need(4)?;
-                let pi = self.ptx_form(inst, Op::Matrix(MatrixOp::Mma))?;
-                let len = |i: usize| match pi.ops.get(i) {
-                    Some(Opnd::Vec(v)) => v.len(),
-                    _ => 1,
+                let ((l0, l1, l2, l3), m) = match self.ptx_form(inst, Op::Matrix(MatrixOp::Mma)) {
+                    Ok(pi) => {
+                        let len = |i: usize| match pi.ops.get(i) {
+                            Some(Opnd::Vec(v)) => v.len(),
+                            _ => 1,
+                        };
+                        ((len(0), len(1), len(2), len(3)), pi.m.clone())
+                    }
+                    // `wmma.mma` (and `mma.sync` forms ptxas split or merged) has no `mma.sync`
+                    // of this shape at its line: the opcode gives the form.
+                    Err(e) => hmma_form(inst).ok_or(e)?,
                 };
-                let (l0, l1, l2, l3) = (len(0), len(1), len(2), len(3));
-                let m = pi.m.clone();
                 let d = self.vector(&o[0], l0, true)?;
                 let ops = vec![d, self.vector(&o[1], l1, false)?, self.vector(&o[2], l2, false)?, self.vector(&o[3], l3, false)?];
                 (Op::Matrix(MatrixOp::Mma), m, ops, 1)
@@ -834,6 +844,52 @@ impl<'a> Lowerer<'a> {
             "HGMMA" => {
                 need(3)?;
                 self.hgmma(inst)?
+            }
+            // `QSPC.E.S P0, RZ, [R4]`: whether a generic address lies in the shared window
+            // (`isspacep.shared`; `.D` the cluster's, `.G`, `.L` global and local). ptxas asks it after a generic
+            // `ATOM` whose predicate says the address was not global, to pick the shared path.
+            "QSPC" => {
+                need(3)?;
+                let sp = if has("S") {
+                    Space::Shared
+                } else if has("D") {
+                    Space::SharedCluster
+                } else if has("G") {
+                    Space::Global
+                } else if has("L") {
+                    Space::Local
+                } else {
+                    return Err(format!("`{}`: which window it asks about", inst.mnemonic()));
+                };
+                if !matches!(o[1].value, Value::Reg(r) if r.is_zero()) {
+                    return Err(format!("`{}` writing a register", inst.mnemonic()));
+                }
+                let Value::Mem { addr, .. } = &o[2].value else { return Err(format!("`{}` as an address", o[2])) };
+                let r = match (&addr.reg, &addr.ureg, addr.offset) {
+                    (Some(r), None, 0) if r.modifiers.iter().all(|x| x == "64") && !r.reg.is_zero() => r.reg,
+                    _ => return Err(format!("`{}`: only a plain register address is lowered", o[2])),
+                };
+                let a = if has("E") {
+                    let (lo, hi) = self.gpr_pair(r)?;
+                    Opnd::Pair(lo, hi)
+                } else {
+                    Opnd::Reg(self.gpr(r).ok_or("zero register")?)
+                };
+                m.spaces = vec![sp];
+                m.types = vec![Ty::U64];
+                let d = self.dst(&o[0])?;
+                (Op::Isspacep, m, vec![d, a], 1)
+            }
+            // `MOVM.16.MT88 Rd, Ra`: `movmatrix.sync.aligned.m8n8.trans.b16` (ptxas transposes
+            // a column-major wmma fragment with it).
+            "MOVM" if has("16") && has("MT88") => {
+                need(2)?;
+                m.shape = Some((8, 8, 0));
+                m.flags |= flag::TRANS;
+                m.types = vec![Ty::B16];
+                let d = self.dst(&o[0])?;
+                let a = self.src(&o[1], &mut m, 0, false)?;
+                (Op::Matrix(MatrixOp::Movmatrix), m, vec![d, a], 1)
             }
             "LDSM" => {
                 need(2)?;
@@ -2517,4 +2573,50 @@ fn mem_width(inst: &Instruction) -> R<(Ty, usize)> {
         };
     }
     Ok(w)
+}
+
+/// The `mma.sync` an `HMMA` performs, from its opcode alone (Ampere to Hopper): the shape
+/// (`.16816` is m16n8k16, `.1688` m16n8k8, `.1684` m16n8k4), A and B row- and column-major as the
+/// fragments of `mma.sync.aligned.…row.col` sit in registers, the accumulator type (`.F32` or
+/// `.F16`) and the input type (`.BF16`, `.TF32`, else f16); and the registers of D, A, B and C
+/// (32 lanes hold each matrix: M·K, K·N and M·N elements of their width). Volta's `HMMA.884`
+/// (quad-pair fragments) and the sparse forms are not `mma.sync` of this kind.
+fn hmma_form(inst: &Instruction) -> Option<((usize, usize, usize, usize), Mods)> {
+    let has = |x: &str| inst.modifiers.iter().any(|m| m == x);
+    let shape = if has("16816") {
+        (16, 8, 16)
+    } else if has("1688") {
+        (16, 8, 8)
+    } else if has("1684") {
+        (16, 8, 4)
+    } else {
+        return None;
+    };
+    if has("SP") {
+        return None;
+    }
+    let acc = if has("F32") {
+        Ty::F32
+    } else if has("F16") {
+        Ty::F16
+    } else {
+        return None;
+    };
+    let (input, bits) = if has("TF32") {
+        (Ty::Tf32, 32)
+    } else if has("BF16") {
+        (Ty::Bf16, 16)
+    } else {
+        (Ty::F16, 16)
+    };
+    let k_fits = if input == Ty::Tf32 { matches!(shape.2, 4 | 8) } else { matches!(shape.2, 8 | 16) };
+    if !k_fits || acc == Ty::F16 && input != Ty::F16 {
+        return None;
+    }
+    let (mm, n, k) = (usize::from(shape.0), usize::from(shape.1), usize::from(shape.2));
+    let regs = |elems: usize, bits: usize| elems * bits / (32 * 32);
+    let acc_bits = if acc == Ty::F32 { 32 } else { 16 };
+    let lens = (regs(mm * n, acc_bits), regs(mm * k, bits), regs(k * n, bits), regs(mm * n, acc_bits));
+    let m = Mods { types: vec![acc, input, input, acc], shape: Some(shape), layout: Some((true, false)), ..Mods::default() };
+    Some((lens, m))
 }

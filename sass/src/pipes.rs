@@ -36,7 +36,7 @@ pub fn listed_pipe(opcode: &str) -> Option<Pipe> {
         "S2R" | "CS2R" | "VOTE" | "P2R" | "R2P" | "NOP" | "B2R" | "R2B" | "PMTRIG" | "SETMAXREG" | "USETMAXREG" => Alu,
         "BRA" | "BRX" | "JMP" | "JMX" | "EXIT" | "CALL" | "RET" | "BSSY" | "BSYNC" | "BREAK" | "BPT" | "WARPSYNC" | "BAR" | "YIELD" | "KILL" | "ELECT"
         | "ENDCOLLECTIVE" | "WARPGROUP" | "ACQBULK" | "NANOSLEEP" => Branch,
-        "SHFL" | "REDUX" | "MATCH" => Warp,
+        "SHFL" | "REDUX" | "MATCH" | "MOVM" => Warp,
         "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "LDC" | "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" | "LDGSTS" | "LDGDEPBAR" | "DEPBAR"
         | "LDSM" | "STSM" | "MEMBAR" | "FENCE" | "ERRBAR" | "CGAERRBAR" | "CCTL" | "CCTLL" | "SYNCS" | "UTMALDG" | "UTMASTG" | "UTMACMDFLUSH" | "UTMAPF"
         | "UBLKCP" | "UBLKRED" | "QSPC" => Lsu,

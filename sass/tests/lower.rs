@@ -161,6 +161,22 @@ fn generic_atomics_report_that_they_were_performed() {
 }
 
 #[test]
+fn space_queries_of_generic_addresses() {
+    // `QSPC.E.S P, RZ, [R]` (`isspacep.shared`): a shared variable's generic address (the window
+    // base from SR_SWINHI, as sm_90 forms it) is shared, the global `out` pointer in R2:R3 is not;
+    // `.G` says the opposite.
+    let body = "S2R R7, SR_SWINHI
+        MOV R6, 0x10
+        QSPC.E.S P0, RZ, [R6]
+        QSPC.E.S P1, RZ, [R2]
+        QSPC.E.G P2, RZ, [R2]
+        SEL R5, 0x1, RZ, P0
+        @P1 IADD3 R5, R5, 0x10, RZ
+        @P2 IADD3 R5, R5, 0x100, RZ";
+    expect(body, |_| 0x101);
+}
+
+#[test]
 fn float_selects_carry_their_modifiers() {
     // FSEL d, |a|, -b, p on t as a float's bits: lanes < 16 take |−2.5|, the rest −(1.5).
     let body = "MOV R6, 0xc0200000\nMOV R7, 0x3fc00000\nISETP.LT.U32.AND P0, PT, R0, 0x10, PT\nFSEL R5, |R6|, -R7, P0";
