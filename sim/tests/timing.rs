@@ -300,3 +300,36 @@ fn launch_sequences_sum_their_launches_deterministically() {
         assert_eq!(t1.get(warpsim_sim::counters::Counter::InstExecuted), insts, "{name}");
     }
 }
+
+/// One warp adds 1.0 to shared floats `iters` times, each lane to word `lane % words`, then
+/// writes lane 0's final word; returns (cycles, machine ops, the word).
+fn shared_float_adds(words: u32) -> (u64, f64, f32) {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r<4>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<3>;\n\
+         .shared .align 4 .b8 s[128];\nmov.u32 %r1, %tid.x;\nrem.u32 %r2, %r1, {words};\nshl.b32 %r2, %r2, 2;\nmov.u32 %r3, s;\nadd.u32 %r2, %r2, %r3;\n\
+         st.shared.f32 [%r2], 0f00000000;\nbar.sync 0;\natom.shared.add.f32 %f1, [%r2], 0f3F800000;\nbar.sync 0;\nld.shared.f32 %f2, [%r3];\n\
+         ld.param.u64 %rd1, [out];\nst.global.f32 [%rd1], %f2;\nret;\n}}\n"
+    );
+    let prog = Arc::new(warpsim_isa::load(&src, "k.ptx").unwrap().remove(0));
+    let mut g = Gpu::new(1);
+    let out = g.upload("out", 4, &[]);
+    let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(prog, dims, params(&[(out, 8)])).unwrap();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let opts = RunOptions { threads: 1, regs_per_thread: 32, spills: Default::default(), limits: Default::default() };
+    let r = run(Arc::new(cfg), Arc::new(k), &mut g.mem, &opts).unwrap();
+    let v = f32::from_le_bytes(g.download(out, 4).try_into().unwrap());
+    (r.cycles, r.counters["smsp__inst_executed.sum"], v)
+}
+
+#[test]
+fn shared_float_atomics_loop_once_per_lane_on_an_address() {
+    // ptxas makes `atom.shared.add.f32` an LDS / FADD / ATOMS.CAST.SPIN loop: 32 lanes on one
+    // word go round 32 times (seven more machine ops and one more round trip each), 32 lanes on
+    // 32 words once.
+    let (c1, i1, v1) = shared_float_adds(1);
+    let (c32, i32_, v32) = shared_float_adds(32);
+    assert_eq!((v1, v32), (32.0, 1.0));
+    assert_eq!(i1 - i32_, 31.0 * 6.0, "{i1} vs {i32_}");
+    assert!(c1 > c32 + 31 * 90, "{c1} vs {c32}");
+}

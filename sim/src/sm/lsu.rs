@@ -4,7 +4,8 @@
 //! the compiler's spill code, and the requests to L2 with the tokens that track their responses
 //! until [`Sm::deliver`] releases the waiting registers or scoreboard barrier.
 
-use warpsim_isa::types::CacheOp;
+use warpsim_isa::inst::{AtomOp, Op};
+use warpsim_isa::types::{CacheOp, Ty};
 
 use crate::banks;
 use crate::coalescer::{coalesce, Txn, LINE, SECTOR};
@@ -125,6 +126,50 @@ impl Sm {
         let start = self.smem_free.max(now);
         self.smem_free = start + drain;
         (start - now + lat + extra, Dep::Short, None)
+    }
+
+    /// PTX mode: the loop ptxas writes for a shared-memory atomic its hardware has no unit for
+    /// (sm_75, sm_80, sm_89 and sm_90 listings of ptxas 13.0.88 alike: `atom`/`red.shared` of a
+    /// float type — f32, f64, f16, bf16 — and the 64-bit ones other than `cas` and `exch`; the
+    /// 32-bit integer ones are `ATOMS.ADD/MIN/INC/…`). Each pass loads the word (`LDS`),
+    /// applies the operation and tries `ATOMS.CAST.SPIN`, then compares and branches back: one
+    /// lane per address stores per pass, so the warp goes round as often as the most lanes on one
+    /// address. Returns the latency the loop adds to the atomic's own (the load, the operation
+    /// and the branch of every pass, the `ATOMS` of every pass after the first) and counts its
+    /// further machine ops and shared-memory accesses; 0 for anything else, and in SASS mode
+    /// (the listing holds the loop itself).
+    pub(super) fn shared_atomic_loop(&mut self, pc: u32) -> u64 {
+        /// Machine ops of one pass beyond the atomic: LDS, the address move, the operation,
+        /// the compare (two for 64-bit words) and the branch.
+        const PASS_OPS: u64 = 5;
+        let inst = &self.k.prog.insts[pc as usize];
+        let (op, ty) = match inst.op {
+            Op::Atom(a) | Op::Red(a) => (a, inst.m.ty()),
+            _ => return 0,
+        };
+        let looped = ty.is_float() || ty.bits() == 64 && !matches!(op, AtomOp::Cas | AtomOp::Exch | AtomOp::CasFlag);
+        if !self.table.ctl.is_empty() || !self.trace.atomic || self.trace.space != TraceSpace::Shared || !looped {
+            return 0;
+        }
+        let tr = &self.trace;
+        let mut passes = 0u64;
+        for l in 0..32 {
+            if tr.mask >> l & 1 == 1 {
+                let same = (0..32).filter(|&k| tr.mask >> k & 1 == 1 && tr.addr[k] == tr.addr[l]).count() as u64;
+                passes = passes.max(same);
+            }
+        }
+        let cfg = &*self.cfg;
+        let op_lat = u64::from(if ty == Ty::F64 { cfg.pipes.fp64.latency } else if ty.is_float() { cfg.pipes.fp32.latency } else { cfg.pipes.int.latency });
+        let pass = u64::from(cfg.smem.latency) + op_lat + u64::from(cfg.pipes.alu.latency);
+        let wide = u64::from(ty.bits() == 64);
+        // BSSY and BSYNC around the loop, each pass's ops, the ATOMS of the passes after the first.
+        self.stats.inst_executed += 2 + passes * (PASS_OPS + wide) + (passes - 1);
+        // Every pass reads the word and tries the store: two shared accesses, one of which the
+        // atomic's own timing counted.
+        self.stats.smem_wavefronts += 2 * passes - 1;
+        self.smem_free += 2 * passes - 1;
+        passes * pass + (passes - 1) * u64::from(cfg.misc.smem_atomic_latency)
     }
 
     /// The constant cache (constant and kernel-parameter space) serves one address per cycle.

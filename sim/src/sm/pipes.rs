@@ -262,7 +262,18 @@ impl Sm {
             return Ok((lat, dep, None));
         }
         match tr.space {
-            TraceSpace::Shared | TraceSpace::Remote => Ok(self.shared_timing()),
+            TraceSpace::Shared | TraceSpace::Remote => {
+                let (lat, dep, token) = self.shared_timing();
+                let extra = self.shared_atomic_loop(pc);
+                if extra > 0 {
+                    // The loop's branch waits for each pass: the warp issues nothing meanwhile.
+                    if let Some(tw) = self.warps[wi].as_mut() {
+                        tw.next = tw.next.max(self.now + lat + extra);
+                        tw.next_dep = Dep::Short;
+                    }
+                }
+                Ok((lat + extra, dep, token))
+            }
             TraceSpace::Const | TraceSpace::Param => Ok(self.const_timing()),
             TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, pc),
             TraceSpace::None => Ok((pipe_lat, Dep::Fixed, None)),
