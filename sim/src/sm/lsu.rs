@@ -131,7 +131,8 @@ impl Sm {
     /// PTX mode: the loop ptxas writes for a shared-memory atomic its hardware has no unit for
     /// (sm_75, sm_80, sm_89 and sm_90 listings of ptxas 13.0.88 alike: `atom`/`red.shared` of a
     /// float type — f32, f64, f16, bf16 — and the 64-bit ones other than `cas` and `exch`; the
-    /// 32-bit integer ones are `ATOMS.ADD/MIN/INC/…`). Each pass loads the word (`LDS`),
+    /// 32-bit integer ones are `ATOMS.ADD/MIN/INC/…`; Volta and the generations before it, which
+    /// that ptxas does not target, are taken to be alike). Each pass loads the word (`LDS`),
     /// applies the operation and tries `ATOMS.CAST.SPIN`, then compares and branches back: one
     /// lane per address stores per pass, so the warp goes round as often as the most lanes on one
     /// address. Returns the latency the loop adds to the atomic's own (the load, the operation
