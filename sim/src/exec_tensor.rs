@@ -67,6 +67,32 @@ fn row_trace(c: &mut Ctx<'_, '_>, a: &Lanes, num: u8, write: bool) {
     c.trace(crate::exec::TraceSpace::Shared, write, false, 16, mask);
 }
 
+/// Bytes of a sector, the unit [`fragment_trace`] hands the coalescer.
+const SECTOR: u64 = 32;
+
+/// Records the sectors a `wmma.load`/`wmma.store` moves for the timing model: the fragment's
+/// elements sit in the registers in an order of the hardware's own, so the lanes of the trace
+/// carry the distinct sectors instead, one each (several consecutive ones per lane when more
+/// than 32 are touched, each lane then spanning its first to its last), which the coalescer
+/// turns into the same sectors and lines as the loads ptxas writes for it.
+fn fragment_trace(c: &mut Ctx<'_, '_>, space: crate::exec::TraceSpace, write: bool, sectors: &mut Vec<u64>) {
+    sectors.sort_unstable();
+    sectors.dedup();
+    let n = sectors.len();
+    if n == 0 {
+        return;
+    }
+    let per = n.div_ceil(32);
+    let mut mask = 0u32;
+    let mut size = 0u64;
+    for (lane, run) in sectors.chunks(per).enumerate() {
+        c.env.trace.addr[lane] = run[0] * SECTOR;
+        size = size.max((run[run.len() - 1] - run[0] + 1) * SECTOR);
+        mask |= 1 << lane;
+    }
+    c.trace(space, write, false, size as u32, mask);
+}
+
 pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixOp, exec: u32) -> Result<Step, Fault> {
     let m = &inst.m;
     let lane0 = (exec.trailing_zeros() as usize).min(31);
@@ -124,9 +150,16 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
                 }
                 s
             });
+            // The sectors the fragment touches, for the timing model (the space of the last).
+            let mut sectors: Vec<u64> = Vec::new();
+            let mut tspace = crate::exec::TraceSpace::None;
             if op == MatrixOp::WmmaLoad {
                 let out = {
-                    let mut read = |lane: usize, addr: u64, buf: &mut [u8]| c.access(w, sp, addr, buf, false, lane).map(|_| ());
+                    let mut read = |lane: usize, addr: u64, buf: &mut [u8]| {
+                        sectors.push(addr / SECTOR);
+                        tspace = c.access(w, sp, addr, buf, false, lane)?;
+                        Ok(())
+                    };
                     tensor::wmma_load(&f, &base, stride.as_ref(), &mut read)
                 }
                 .map_err(|e| form_fault(c, w, lane0, e))?;
@@ -135,10 +168,13 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
                 let d = gather_all(c, w, &inst.ops[regs_op]);
                 let mut write = |lane: usize, addr: u64, buf: &[u8]| {
                     let mut b = buf.to_vec();
-                    c.access(w, sp, addr, &mut b, true, lane).map(|_| ())
+                    sectors.push(addr / SECTOR);
+                    tspace = c.access(w, sp, addr, &mut b, true, lane)?;
+                    Ok(())
                 };
                 tensor::wmma_store(&f, &base, stride.as_ref(), &d, &mut write).map_err(|e| form_fault(c, w, lane0, e))?;
             }
+            fragment_trace(c, tspace, op == MatrixOp::WmmaStore, &mut sectors);
             Ok(Step::Continue)
         }
         MatrixOp::WgmmaMma => {

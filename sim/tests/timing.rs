@@ -333,3 +333,24 @@ fn shared_float_atomics_loop_once_per_lane_on_an_address() {
     assert_eq!(i1 - i32_, 31.0 * 6.0, "{i1} vs {i32_}");
     assert!(c1 > c32 + 31 * 90, "{c1} vs {c32}");
 }
+
+#[test]
+fn wmma_fragments_from_global_memory_move_their_sectors() {
+    // `wmma.load`/`wmma.store` on global memory (sass/tests/wmma's f16 -> f32 kernel: per warp a
+    // 16x32 f16 A, 32x16 f16 B, a 16x16 f32 C in, D out) go through L1 and L2 as the sectors
+    // they touch: 1 KiB each of A, B and C read (96 sectors) and 1 KiB written per warp, the
+    // reads from DRAM. (PTX mode moved none of it before: the fragments took the ALU's time.)
+    let src = include_str!("../../sass/tests/wmma/kernel.ptx");
+    let prog = Arc::new(warpsim_isa::load(src, "kernel.ptx").unwrap().into_iter().find(|p| p.name == "wmma_f16_f32").unwrap());
+    let warps = 264u64;
+    let mut g = Gpu::new(1);
+    let bufs: Vec<u64> = (0..4).map(|_| g.upload("buf", 1024 * warps, &[])).collect();
+    let dims = LaunchDims { grid: [33, 1, 1], block: [256, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(prog, dims, params(&bufs.iter().map(|&b| (b, 8)).collect::<Vec<_>>())).unwrap();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let opts = RunOptions { threads: 1, regs_per_thread: 64, spills: Default::default(), limits: Default::default() };
+    let r = run(Arc::new(cfg), Arc::new(k), &mut g.mem, &opts).unwrap();
+    assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], (96 * warps) as f64);
+    assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], (32 * warps) as f64);
+    assert!(r.counters["dram__bytes_read.sum"] >= (3072 * warps) as f64, "{}", r.counters["dram__bytes_read.sum"]);
+}

@@ -239,7 +239,8 @@ impl Sm {
     pub(super) fn timing(&mut self, wi: usize, pc: u32, unit: Unit, pipe_lat: u64) -> Result<(u64, Dep, Option<u32>), Fault> {
         let op = self.k.prog.insts[pc as usize].op;
         if let Op::Matrix(mx) = op {
-            if !matches!(mx, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
+            // Fragment loads and stores move memory as the loads and stores they trace.
+            if !matches!(mx, MatrixOp::Ldmatrix | MatrixOp::Stmatrix | MatrixOp::WmmaLoad | MatrixOp::WmmaStore) {
                 return Ok(self.matrix_timing(wi, pc, mx));
             }
         }
