@@ -67,27 +67,28 @@ fn row_trace(c: &mut Ctx<'_, '_>, a: &Lanes, num: u8, write: bool) {
     c.trace(crate::exec::TraceSpace::Shared, write, false, 16, mask);
 }
 
-/// Bytes of a sector, the unit [`fragment_trace`] hands the coalescer.
-const SECTOR: u64 = 32;
-
-/// Records the sectors a `wmma.load`/`wmma.store` moves for the timing model: the fragment's
+/// Records the memory a `wmma.load`/`wmma.store` moves for the timing model: the fragment's
 /// elements sit in the registers in an order of the hardware's own, so the lanes of the trace
-/// carry the distinct sectors instead, one each (several consecutive ones per lane when more
-/// than 32 are touched, each lane then spanning its first to its last), which the coalescer
-/// turns into the same sectors and lines as the loads ptxas writes for it.
-fn fragment_trace(c: &mut Ctx<'_, '_>, space: crate::exec::TraceSpace, write: bool, sectors: &mut Vec<u64>) {
-    sectors.sort_unstable();
-    sectors.dedup();
-    let n = sectors.len();
-    if n == 0 {
+/// carry the distinct chunks the elements fall in instead, one each — 32-byte sectors of global
+/// memory for the coalescer, 16-byte pieces of shared memory (an `LDS.128` lane's) for the banks
+/// — and several consecutive ones per lane when there are more than 32, the lane then spanning
+/// its first to its last.
+fn fragment_trace(c: &mut Ctx<'_, '_>, space: crate::exec::TraceSpace, write: bool, touched: &mut Vec<u64>) {
+    let chunk: u64 = if matches!(space, crate::exec::TraceSpace::Shared | crate::exec::TraceSpace::Remote) { 16 } else { 32 };
+    for a in touched.iter_mut() {
+        *a /= chunk;
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    if touched.is_empty() {
         return;
     }
-    let per = n.div_ceil(32);
+    let per = touched.len().div_ceil(32);
     let mut mask = 0u32;
     let mut size = 0u64;
-    for (lane, run) in sectors.chunks(per).enumerate() {
-        c.env.trace.addr[lane] = run[0] * SECTOR;
-        size = size.max((run[run.len() - 1] - run[0] + 1) * SECTOR);
+    for (lane, run) in touched.chunks(per).enumerate() {
+        c.env.trace.addr[lane] = run[0] * chunk;
+        size = size.max((run[run.len() - 1] - run[0] + 1) * chunk);
         mask |= 1 << lane;
     }
     c.trace(space, write, false, size as u32, mask);
@@ -150,13 +151,13 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
                 }
                 s
             });
-            // The sectors the fragment touches, for the timing model (the space of the last).
-            let mut sectors: Vec<u64> = Vec::new();
+            // The addresses the fragment touches, for the timing model (the space of the last).
+            let mut touched: Vec<u64> = Vec::new();
             let mut tspace = crate::exec::TraceSpace::None;
             if op == MatrixOp::WmmaLoad {
                 let out = {
                     let mut read = |lane: usize, addr: u64, buf: &mut [u8]| {
-                        sectors.push(addr / SECTOR);
+                        touched.push(addr);
                         tspace = c.access(w, sp, addr, buf, false, lane)?;
                         Ok(())
                     };
@@ -168,13 +169,13 @@ pub(crate) fn matrix(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MatrixO
                 let d = gather_all(c, w, &inst.ops[regs_op]);
                 let mut write = |lane: usize, addr: u64, buf: &[u8]| {
                     let mut b = buf.to_vec();
-                    sectors.push(addr / SECTOR);
+                    touched.push(addr);
                     tspace = c.access(w, sp, addr, &mut b, true, lane)?;
                     Ok(())
                 };
                 tensor::wmma_store(&f, &base, stride.as_ref(), &d, &mut write).map_err(|e| form_fault(c, w, lane0, e))?;
             }
-            fragment_trace(c, tspace, op == MatrixOp::WmmaStore, &mut sectors);
+            fragment_trace(c, tspace, op == MatrixOp::WmmaStore, &mut touched);
             Ok(Step::Continue)
         }
         MatrixOp::WgmmaMma => {
