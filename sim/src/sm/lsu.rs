@@ -41,11 +41,10 @@ pub struct OutReq {
     pub mshr: bool,
 }
 
-/// One lane's address per lane of an atomic, merged into one L2 request per line (in `txns`);
-/// returns each request's shape: same-address lanes serialize there, in rounds.
+/// The distinct addresses of the lanes in `mask`, each with how many of them name it, in the
+/// order of their first lane.
 #[allow(clippy::needless_range_loop)] // lane-indexed arrays side by side
-fn atomic_txns(addr: &[u64; 32], mask: u32, size: u32, txns: &mut Vec<Txn>) -> Vec<AtomShape> {
-    txns.clear();
+fn lanes_per_address(addr: &[u64; 32], mask: u32) -> Vec<(u64, u16)> {
     let mut seen: Vec<(u64, u16)> = Vec::new();
     for l in 0..32 {
         if mask >> l & 1 == 1 {
@@ -55,6 +54,14 @@ fn atomic_txns(addr: &[u64; 32], mask: u32, size: u32, txns: &mut Vec<Txn>) -> V
             }
         }
     }
+    seen
+}
+
+/// One lane's address per lane of an atomic, merged into one L2 request per line (in `txns`);
+/// returns each request's shape: same-address lanes serialize there, in rounds.
+fn atomic_txns(addr: &[u64; 32], mask: u32, size: u32, txns: &mut Vec<Txn>) -> Vec<AtomShape> {
+    txns.clear();
+    let seen = lanes_per_address(addr, mask);
     for &(a, _) in &seen {
         let line = a & !(LINE - 1);
         let bit = 1u8 << ((a % LINE) / SECTOR);
@@ -152,14 +159,7 @@ impl Sm {
         if !self.table.ctl.is_empty() || !self.trace.atomic || self.trace.space != TraceSpace::Shared || !looped {
             return 0;
         }
-        let tr = &self.trace;
-        let mut passes = 0u64;
-        for l in 0..32 {
-            if tr.mask >> l & 1 == 1 {
-                let same = (0..32).filter(|&k| tr.mask >> k & 1 == 1 && tr.addr[k] == tr.addr[l]).count() as u64;
-                passes = passes.max(same);
-            }
-        }
+        let passes = lanes_per_address(&self.trace.addr, self.trace.mask).iter().map(|x| u64::from(x.1)).max().unwrap_or(1);
         let cfg = &*self.cfg;
         let op_lat = u64::from(if ty == Ty::F64 { cfg.pipes.fp64.latency } else if ty.is_float() { cfg.pipes.fp32.latency } else { cfg.pipes.int.latency });
         let pass = u64::from(cfg.smem.latency) + op_lat + u64::from(cfg.pipes.alu.latency);
