@@ -546,6 +546,10 @@ pub fn references() -> &'static [Reference] {
             in ["counters", "out"], out ["counters", "out"], timing [], scalars ["n", "nbins"], params [] => membench::atomic_ticket;
         "line_sweep": "out[t] = reps * u32 sum of buf[l*stride] over thread t's grid-stride lines l < lines (T = grid*block threads)",
             in ["buf", "out"], out ["out"], timing [], scalars ["lines", "reps", "stride"], params [] => membench::line_sweep;
+        "switch_tree": "out[i] = i after iters cases (sel[i] + k) & 15 of kernel.cu's 12-case switch (u32)",
+            in ["sel", "out"], out ["out"], timing [], scalars ["n", "iters"], params [] => |c| membench::switch_ops(c, false);
+        "switch_table": "out[i] = i after iters cases sel[(k & 3) * n + i] of kernel.cu's 12-case switch (u32)",
+            in ["sel", "out"], out ["out"], timing [], scalars ["n", "iters"], params [] => |c| membench::switch_ops(c, true);
         "stream_fill": "out[i] = i ^ 0x9E3779B9 (u32) for i < n; the rest of out unchanged",
             in ["out"], out ["out"], timing [], scalars ["n", "reps"], params [] => membench::stream_fill;
         "row_xor_max": "out = in ^ (max of the row) per cols-element row (u32)",

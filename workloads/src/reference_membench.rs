@@ -191,3 +191,42 @@ pub(crate) fn row_xor_max(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     )?;
     expect_out(out)
 }
+
+/// One case of the branch-divergence kernels' 12-case switch (`switch_case` in kernel.cu; any
+/// other case is the default).
+fn switch_case(v: u32, case: i128, k: u32) -> u32 {
+    match case {
+        0 => v.wrapping_mul(3).wrapping_add(1),
+        1 => v ^ (v >> 3),
+        2 => v.wrapping_add(0x9E37),
+        3 => v.rotate_left(5),
+        4 => v.wrapping_sub(k),
+        5 => v.wrapping_mul(v).wrapping_add(7),
+        6 => v ^ 0x55AA_55AA,
+        7 => v.wrapping_add(v >> 1),
+        8 => !v,
+        9 => v.wrapping_mul(0x2545_F491),
+        10 => v.min(0xC000_0000) + 5,
+        11 => (v >> 7).wrapping_add(v.wrapping_mul(9)),
+        _ => v - (v >> 2),
+    }
+}
+
+/// The branch-divergence kernels: `out[i]` = `i` after `iters` cases, case k being
+/// `(sel[i] + k) & 15` (`table` false: switch_tree) or `sel[(k & 3) * n + i]` (switch_table).
+pub(crate) fn switch_ops(c: &RefCtx, table: bool) -> Result<Vec<Expected>, RefError> {
+    let (n, iters) = (count(c, "n")?, count(c, "iters")?);
+    let sel = c.column("sel")?;
+    expect_min(c, "out", n)?;
+    let mut values = initial(c, "out")?;
+    for (i, slot) in values.iter_mut().enumerate().take(n) {
+        let s = if table { 0 } else { int_at(&sel, "sel", i)? };
+        let mut v = i as u32;
+        for k in 0..iters {
+            let case = if table { int_at(&sel, "sel", (k & 3) * n + i)? } else { (s + k as i128) & 15 };
+            v = switch_case(v, case, k as u32);
+        }
+        *slot = u32_value(v);
+    }
+    expect_out(values)
+}

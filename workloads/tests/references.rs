@@ -1591,3 +1591,33 @@ fn cell_cas64() {
     let empty = 4_294_967_295.0;
     same(t.expect("cells"), &[empty, 2.0 * 4_294_967_296.0, 4_294_967_296.0 + 1.0, empty]);
 }
+
+#[test]
+fn switch_references_step_the_cases_in_order() {
+    // Two elements, three iterations. switch_tree: element 0 has sel 0 (cases 0, 1, 2), element 1
+    // has sel 15 (cases 15 = default, 0, 1). switch_table: sel[(k & 3) * n + i] picks cases 8, 4,
+    // 12 (default) for element 0 and 10, 3, 11 for element 1.
+    let tree = tiny("switch_tree")
+        .input("sel", S32, &[0.0, 15.0])
+        .output("out", U32, 2)
+        .scalar("n", S32, 2.0)
+        .scalar("iters", S32, 3.0);
+    let (a, b) = (0u32 * 3 + 1, 1u32 - (1 >> 2));
+    let a = a ^ (a >> 3);
+    let a = a.wrapping_add(0x9E37);
+    let b = b * 3 + 1;
+    let b = b ^ (b >> 3);
+    same(tree.expect("out"), &[a as f64, b as f64]);
+    let table = tiny("switch_table")
+        .input("sel", S32, &[8.0, 10.0, 4.0, 3.0, 12.0, 11.0, 0.0, 0.0])
+        .output("out", U32, 2)
+        .scalar("n", S32, 2.0)
+        .scalar("iters", S32, 3.0);
+    let a = !0u32; // case 8 of 0
+    let a = a - 1; // case 4, k = 1
+    let a = a - (a >> 2); // default
+    let b = 1u32.min(0xC000_0000) + 5; // case 10 of 1
+    let b = b.rotate_left(5); // case 3
+    let b = (b >> 7).wrapping_add(b.wrapping_mul(9)); // case 11
+    same(table.expect("out"), &[a as f64, b as f64]);
+}

@@ -284,3 +284,49 @@ extern "C" __global__ void stream_fill(u32* out, int n, int reps)
         for (int i = t; i < n; i += threads) out[i] = (u32)i ^ 0x9E3779B9u;
     }
 }
+
+// --- Branch divergence: a switch as a compare tree and as a jump table -------------------------
+// The same 12-case switch (+ default) `iters` times per element, two ways. switch_tree switches on
+// (sel[i] + k) & 15, a value the compiler can bound: ptxas keeps nvcc's tree of compares and BRAs.
+// switch_table switches on a loaded int, sel[(k & 3) * n + i]: ptxas turns the tree's leaves into
+// BRX jump tables. sel = const gives every lane of a warp the same case (uniform branches); sel
+// drawn from 0..d-1 gives d cases per warp per iteration. Measures what a divergent direct and
+// indirect branch costs per extra target. out[i] = the u32 after the cases.
+__device__ __forceinline__ u32 switch_case(u32 v, int c, int k)
+{
+    switch (c) {
+    case 0: v = v * 3u + 1u; break;
+    case 1: v ^= v >> 3; break;
+    case 2: v += 0x9E37u; break;
+    case 3: v = (v << 5) | (v >> 27); break;
+    case 4: v -= (u32)k; break;
+    case 5: v = v * v + 7u; break;
+    case 6: v ^= 0x55AA55AAu; break;
+    case 7: v += v >> 1; break;
+    case 8: v = ~v; break;
+    case 9: v = v * 0x2545F491u; break;
+    case 10: v = min(v, 0xC0000000u) + 5u; break;
+    case 11: v = (v >> 7) + v * 9u; break;
+    default: v = v - (v >> 2); break;
+    }
+    return v;
+}
+
+extern "C" __global__ void switch_tree(const int* sel, u32* out, int n, int iters)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32 v = (u32)i;
+        int s = sel[i];
+        for (int k = 0; k < iters; k++) v = switch_case(v, (s + k) & 15, k);
+        out[i] = v;
+    }
+}
+
+extern "C" __global__ void switch_table(const int* sel, u32* out, int n, int iters)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        u32 v = (u32)i;
+        for (int k = 0; k < iters; k++) v = switch_case(v, sel[(k & 3) * n + i], k);
+        out[i] = v;
+    }
+}
