@@ -66,12 +66,16 @@ pub enum Class {
     /// predicated `FMUL` before and one after (H200 SASS of `sfu_ex2`, `sfu_rsqrt`); with `.ftz`
     /// they are a bare `MUFU`.
     SfuDenormalGuard,
+    /// `rsqrt.approx.f64`: `MUFU.RSQ64H` and one Newton step in FP64 (DMUL, DFMA), a range check
+    /// whose rare side calls a subroutine, and the moves and BSSY/BSYNC around it: 14 SASS
+    /// instructions on the common path (ptxas 13.0, sm_90).
+    RsqrtF64,
     /// Everything else: one SASS instruction.
     Other,
 }
 
 impl Class {
-    pub const ALL: [Class; 21] = [
+    pub const ALL: [Class; 22] = [
         Class::Entry,
         Class::LdParam,
         Class::MovSpecial,
@@ -92,6 +96,7 @@ impl Class {
         Class::Setp64,
         Class::SfuRangeReduced,
         Class::SfuDenormalGuard,
+        Class::RsqrtF64,
         Class::Other,
     ];
 
@@ -118,6 +123,7 @@ impl Class {
             Class::Setp64 => "setp64",
             Class::SfuRangeReduced => "sfu_range_reduced",
             Class::SfuDenormalGuard => "sfu_denormal_guard",
+            Class::RsqrtF64 => "rsqrt_f64",
             Class::Other => "other",
         }
     }
@@ -145,6 +151,7 @@ impl Class {
             Class::Setp64 => "64-bit integer comparisons",
             Class::SfuRangeReduced => "`sin`/`cos.approx.f32` (range reduction and MUFU)",
             Class::SfuDenormalGuard => "`ex2`/`rsqrt.approx.f32` without `.ftz` (MUFU inside a denormal guard)",
+            Class::RsqrtF64 => "`rsqrt.approx.f64` (MUFU.RSQ64H and a Newton step in FP64)",
             Class::Other => "every other instruction (one SASS instruction by default)",
         }
     }
@@ -164,6 +171,7 @@ impl Class {
             Class::SfuDenormalGuard => 4,
             Class::DivF32 => 9,
             Class::DivF64 => 12,
+            Class::RsqrtF64 => 14,
             Class::DivInt => 10,
             Class::DivInt64 => 40,
             Class::SqrtF32 => 5,
@@ -245,6 +253,7 @@ pub fn class(inst: &Inst) -> Class {
         Op::Setp if wide64 => Class::Setp64,
         Op::Sin | Op::Cos if ty == Ty::F32 => Class::SfuRangeReduced,
         Op::Ex2 | Op::Rsqrt if ty == Ty::F32 && !m.has(flag::FTZ) => Class::SfuDenormalGuard,
+        Op::Rsqrt if ty == Ty::F64 => Class::RsqrtF64,
         _ => Class::Other,
     }
 }

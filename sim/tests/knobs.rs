@@ -145,6 +145,7 @@ const ROWS: &[Row] = &[
     ("machine_ops.setp64", H200, OPS, &[]),
     ("machine_ops.sfu_range_reduced", H200, "sfu_sin", &[]),
     ("machine_ops.sfu_denormal_guard", H200, "sfu_rsqrt", &[]),
+    ("machine_ops.rsqrt_f64", H200, "nbody_f64_rsqrt", &[]),
     ("machine_ops.other", H200, "vector_add", &[]),
 ];
 
