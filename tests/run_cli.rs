@@ -112,20 +112,30 @@ fn dump_config_reproduces_the_run() {
     assert!((t * 1530.0 - c).abs() < 1e-6 * c, "{t} µs, {c} cycles");
 }
 
-/// `pipes.lsu.latency` is read only in SASS mode (sim/tests/knobs.rs lists it as SASS_ONLY): the
-/// committed SASS of vector_add moves with it, halved and doubled.
+/// Keys read only in SASS mode (sim/tests/knobs.rs lists them as SASS_ONLY) move a committed
+/// listing's run, halved and doubled: `pipes.lsu.latency` vector_add's, and the indirect-branch
+/// costs switch_table_d2's (the BRX jump tables are ptxas's: its PTX has a tree of BRAs).
 #[test]
-fn sass_mode_reads_the_lsu_latency() {
-    let cycles = |set: &[&str]| {
-        let mut args = vec!["run", "vector_add", "--isa", "sass", "--json"];
-        args.extend(set.iter().flat_map(|s| ["--set", s]));
+fn sass_mode_reads_its_own_keys() {
+    let cycles = |workload: &str, set: &[String]| {
+        let mut args = vec!["run", workload, "--isa", "sass", "--json"];
+        args.extend(set.iter().flat_map(|s| ["--set", s.as_str()]));
         let (ok, out, err) = warpsim(&args);
         assert!(ok, "{err}");
         serde_json::from_str::<serde_json::Value>(&out).expect("run --json prints JSON")["cycles"].as_u64().expect("cycles")
     };
-    let base = cycles(&[]);
-    assert_ne!(cycles(&["pipes.lsu.latency=2"]), base);
-    assert_ne!(cycles(&["pipes.lsu.latency=8"]), base);
+    let rows = [
+        ("pipes.lsu.latency", 4, "vector_add"),
+        ("misc.indexed_branch_cycles", 95, "switch_table_d2"),
+        ("misc.indexed_branch_split_cycles", 130, "switch_table_d2"),
+        ("misc.indexed_branch_issue_cycles", 7, "switch_table_d2"),
+    ];
+    for (key, value, workload) in rows {
+        let base = cycles(workload, &[format!("{key}={value}")]);
+        for moved in [value / 2, value * 2] {
+            assert_ne!(cycles(workload, &[format!("{key}={moved}")]), base, "{key}={moved} on {workload}");
+        }
+    }
 }
 
 /// A SASS `RED` is a reduction at the L2 as PTX mode's result-less atomic is: both modes count

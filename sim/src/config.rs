@@ -324,6 +324,14 @@ pub struct Misc {
     pub tma_latency: u32,
     /// Cluster barrier round trip (cycles).
     pub cluster_barrier_latency: u32,
+    /// Cycles a warp issues nothing after each pass of an indirect branch (`BRX`, `brx.idx`),
+    /// beyond its issue: Nsight Compute's `branch_resolving` state (cycles).
+    pub indexed_branch_cycles: u32,
+    /// Further cycles after a pass of an indirect branch that peels off the lanes of one of
+    /// several targets (the rest run it again) (cycles).
+    pub indexed_branch_split_cycles: u32,
+    /// Cycles the SM's indirect-branch unit takes per pass: its warps' passes queue (cycles).
+    pub indexed_branch_issue_cycles: u32,
 }
 
 /// The whole GPU.

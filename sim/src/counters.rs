@@ -184,13 +184,15 @@ pub enum Stall {
     Barrier,
     /// Waiting for a busy pipe.
     MathPipeThrottle,
+    /// Waiting for a divergent branch to resolve its targets.
+    BranchResolving,
     /// Anything else (just launched, no dependence).
     Misc,
 }
 
 impl Stall {
     /// Every state, in the order of the stall-cycle arrays.
-    pub const ALL: [Stall; 8] = [
+    pub const ALL: [Stall; 9] = [
         Stall::Selected,
         Stall::NotSelected,
         Stall::Wait,
@@ -198,6 +200,7 @@ impl Stall {
         Stall::LongScoreboard,
         Stall::Barrier,
         Stall::MathPipeThrottle,
+        Stall::BranchResolving,
         Stall::Misc,
     ];
 
@@ -211,6 +214,7 @@ impl Stall {
             Stall::LongScoreboard => "long_scoreboard",
             Stall::Barrier => "barrier",
             Stall::MathPipeThrottle => "math_pipe_throttle",
+            Stall::BranchResolving => "branch_resolving",
             Stall::Misc => "misc",
         }
     }
@@ -229,6 +233,7 @@ impl Stall {
             Stall::LongScoreboard => "Waiting on an L1TEX result (global or local memory)",
             Stall::Barrier => "Waiting at a barrier",
             Stall::MathPipeThrottle => "Waiting for a busy pipe",
+            Stall::BranchResolving => "Waiting for a divergent branch to resolve its targets",
             Stall::Misc => "Anything else (just launched, no dependence)",
         }
     }

@@ -461,6 +461,9 @@ fn build() -> Vec<Param> {
         cycles("misc.mbarrier_latency", 1, Some("features.cp_async"), Timing, "`mbarrier` arrive and successful `try_wait` latency"),
         cycles("misc.tma_latency", 1, Some("features.tma"), Timing, "TMA issue-to-completion overhead beyond the memory traffic"),
         cycles("misc.cluster_barrier_latency", 1, Some("features.clusters"), Timing, "Cluster barrier round trip"),
+        cycles("misc.indexed_branch_cycles", 0, None, Timing, "Cycles a warp issues nothing after each pass of an indirect branch (BRX, brx.idx): ncu's branch_resolving"),
+        cycles("misc.indexed_branch_split_cycles", 0, None, Timing, "Further cycles after an indirect-branch pass that peels off one of several targets' lanes"),
+        cycles("misc.indexed_branch_issue_cycles", 0, None, Timing, "Cycles the SM's indirect-branch unit takes per pass (passes of its warps queue)"),
     ]);
     for class in Class::ALL {
         t.push(int(&format!("machine_ops.{}", class.name()), "machine ops", 0, 255, Timing, &format!("Machine (SASS) instructions the timing model issues per PTX instruction of class {}: {}", class.name(), class.doc())));

@@ -30,6 +30,7 @@ mod tensor;
 
 use std::sync::Arc;
 
+use warpsim_isa::inst::Op;
 use warpsim_isa::control::Pipe as Unit;
 
 use crate::cache::SectorCache;
@@ -73,7 +74,7 @@ pub struct SmStats {
     pub smem_wavefronts: u64,
     pub smem_bank_conflicts: u64,
     /// Warp-cycles per warp state, indexed by [`Stall`].
-    pub stall_cycles: [u64; 8],
+    pub stall_cycles: [u64; Stall::ALL.len()],
     pub ctas: u64,
     /// Thread-level FP operations by kind ([`crate::flops::COUNTERS`]).
     pub flops: [u64; 9],
@@ -153,6 +154,8 @@ pub struct Sm {
     mshr_release: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
+    /// Cycle the SM's indirect-branch unit takes its next pass again.
+    brx_free: u64,
     /// Retired warps whose buffers the next admitted warps reuse.
     spare: Vec<TWarp>,
     /// Cycle the CTA launcher is free again: an SM launches its CTAs one at a time.
@@ -192,6 +195,7 @@ impl Sm {
             mshr_sent: 0,
             mshr_release: std::collections::BinaryHeap::new(),
             smem_free: 0,
+            brx_free: 0,
             spare: Vec::new(),
             launch_free: 0,
             l1_caches_global,
@@ -383,6 +387,8 @@ impl Sm {
         } else {
             0
         };
+        let indexed = self.k.prog.insts[pc as usize].op == Op::BrxIdx;
+        let depth = if indexed { self.warps[wi].as_ref().map_or(0, |tw| tw.w.stack.len()) } else { 0 };
         let step = self.execute(wi, pc, cta_slot, &info, base, arena)?;
         let cl = self.ctas[cta_slot].as_ref().map_or(0, |c| c.cluster);
         if !self.asyncs.is_empty() {
@@ -420,6 +426,9 @@ impl Sm {
                 tok.sb = ctl.and_then(|c| c.write_barrier);
             }
         }
+        if indexed {
+            self.indexed_branch(wi, depth);
+        }
         self.after_step(wi, cta_slot, step, arena)?;
         self.refresh(wi);
         // Zero-cost instructions (folded by ptxas) take no issue slot: the warp may go again now.
@@ -430,6 +439,30 @@ impl Sm {
             }
         }
         Ok(())
+    }
+
+    /// After a pass of an indirect branch (`BRX`, `brx.idx`: a `switch` ptxas made a jump table
+    /// of), warp `wi` resolves its target before it issues again (ncu's `branch_resolving`),
+    /// beyond the issue wait already set: its pass waits for those of other warps queued at the
+    /// SM's indirect-branch unit (`misc.indexed_branch_issue_cycles` each), then takes
+    /// `misc.indexed_branch_cycles`, and `misc.indexed_branch_split_cycles` more if it peeled off
+    /// the lanes of one of several targets (the SIMT stack grew past `depth`; the other lanes run
+    /// the branch again). Measured by the `switch_table` probes on an H100
+    /// (validate/data/h100/probes/2026-12-05.json): a uniform BRX costs its warp ~100 cycles of
+    /// branch_resolving, each divergent pass ~225, and the SM runs about one pass per 7 cycles.
+    fn indexed_branch(&mut self, wi: usize, depth: usize) {
+        let m = &self.cfg.misc;
+        let start = self.brx_free.max(self.now);
+        self.brx_free = start + u64::from(m.indexed_branch_issue_cycles);
+        let Some(tw) = self.warps[wi].as_mut() else { return };
+        let mut cost = start - self.now + u64::from(m.indexed_branch_cycles);
+        if tw.w.stack.len() > depth {
+            cost += u64::from(m.indexed_branch_split_cycles);
+        }
+        if cost > 0 {
+            tw.next = tw.next.max(self.now) + cost;
+            tw.next_dep = Dep::Branch;
+        }
     }
 
     /// Executes the instruction at `pc` of warp `wi` functionally (against this window's

@@ -26,6 +26,8 @@ pub enum Dep {
     /// Global/local memory through L1TEX.
     Long,
     Barrier,
+    /// A divergent branch resolving its targets.
+    Branch,
     /// The CTA was just launched.
     Launch,
 }
@@ -37,6 +39,7 @@ fn stall_index(d: Dep) -> usize {
         Dep::Short => Stall::ShortScoreboard,
         Dep::Long => Stall::LongScoreboard,
         Dep::Barrier => Stall::Barrier,
+        Dep::Branch => Stall::BranchResolving,
         Dep::None | Dep::Launch => Stall::Misc,
     };
     s as usize
