@@ -449,13 +449,21 @@ impl MemSys {
                 self.count(r);
                 let mut t = r.t;
                 if far {
-                    // The near slice passes the request on: looked up (a hit) there too, and busy
-                    // for it as for any lookup (the atomic unit is at home).
+                    // The near slice passes the request on: looked up (a hit) there too, in turn
+                    // behind the requests queued there. A store then takes a request slot as any
+                    // lookup does; an atomic takes none (its work is at home): H200 REDs to 32
+                    // lines run at 5.2 updates per cycle, one per 1.5 cycles on each of their 8
+                    // home slices, which charging the near slices as well would halve (membench
+                    // red_lines_32/96, atom_lines_96, red_keyed_1024: +53/+15/+14/+19% ->
+                    // +1/-3/-2/-3%, validate/data/h200/membench/2026-12-01-lines.json,
+                    // -probes.json). Without the turn in the queue, REDs over thousands of lines
+                    // run up to 2x fast (red_keyed_8192 -54%).
                     let near = self.slice_index(near_p, h.idx);
                     self.slices[near].tags.invalidate(key);
                     self.count(r);
                     self.stats.sector_hits += lookups;
-                    t = self.queue(near, t, self.lookup_cycles(r.kind, r.sectors));
+                    let busy = if r.kind == ReqKind::Write { self.lookup_cycles(r.kind, r.sectors) } else { 0.0 };
+                    t = self.queue(near, t, busy);
                 }
                 let mut start = self.queue(home, t, self.lookup_cycles(r.kind, r.sectors));
                 let far = if far { self.far_extra } else { 0 };
