@@ -107,6 +107,9 @@ fn cfg() -> ArchConfig {
             mbarrier_latency: 40,
             tma_latency: 300,
             cluster_barrier_latency: 800,
+            indexed_branch_cycles: 0,
+            indexed_branch_split_cycles: 0,
+            indexed_branch_issue_cycles: 0,
         },
         machine_ops: Default::default(),
     }
