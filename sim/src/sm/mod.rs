@@ -30,7 +30,6 @@ mod tensor;
 
 use std::sync::Arc;
 
-use warpsim_isa::inst::Op;
 use warpsim_isa::control::Pipe as Unit;
 
 use crate::cache::SectorCache;
@@ -387,8 +386,7 @@ impl Sm {
         } else {
             0
         };
-        let indexed = self.k.prog.insts[pc as usize].op == Op::BrxIdx;
-        let depth = if indexed { self.warps[wi].as_ref().map_or(0, |tw| tw.w.stack.len()) } else { 0 };
+        let depth = if info.indexed_branch { self.warps[wi].as_ref().map_or(0, |tw| tw.w.stack.len()) } else { 0 };
         let step = self.execute(wi, pc, cta_slot, &info, base, arena)?;
         let cl = self.ctas[cta_slot].as_ref().map_or(0, |c| c.cluster);
         if !self.asyncs.is_empty() {
@@ -426,7 +424,7 @@ impl Sm {
                 tok.sb = ctl.and_then(|c| c.write_barrier);
             }
         }
-        if indexed {
+        if info.indexed_branch {
             self.indexed_branch(wi, depth);
         }
         self.after_step(wi, cta_slot, step, arena)?;

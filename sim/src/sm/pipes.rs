@@ -110,6 +110,9 @@ pub(super) struct IssueInfo {
     pub(super) red: bool,
     /// A warp shuffle (`shfl.sync`).
     pub(super) shuffle: bool,
+    /// An indirect branch through a jump table (`BRX`, `brx.idx`): its warp waits at the SM's
+    /// indirect-branch unit after it issues (`Sm::indexed_branch`).
+    pub(super) indexed_branch: bool,
     /// A load or atomic of global, local or generic memory: it issues only while one of the
     /// SM's L1 miss slots (`l1.mshrs`) is free.
     pub(super) needs_mshr: bool,
@@ -155,6 +158,7 @@ impl IssueTable {
                     spill_first,
                     red: matches!(inst.op, Op::Red(_)) || matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
+                    indexed_branch: inst.op == Op::BrxIdx,
                     needs_mshr: matches!(inst.op, Op::Ld | Op::Ldu | Op::Atom(_))
                         && matches!(inst.m.space(), Space::Global | Space::Local | Space::Generic),
                 }
