@@ -398,8 +398,11 @@ pub fn references() -> &'static [Reference] {
             => |c| bin_add(c, "bins", |_| 1, |_, v| int(v) as usize);
         "atomic_bins": "counters[i mod nbins] += in[i]", in ["in"], out ["counters"], timing [], scalars ["nbins"], params []
             => |c| { let nb = c.scalar_int("nbins")?.max(1) as usize; bin_add(c, "counters", int, |i, _| i % nb) };
-        "atomic_lines": "counters[(i mod nlines) * 32] += in[i]", in ["in"], out ["counters"], timing [], scalars ["nlines"], params []
-            => |c| { let nl = c.scalar_int("nlines")?.max(1) as usize; bin_add(c, "counters", int, |i, _| (i % nl) * 32) };
+        "atomic_lines": "counters[(i mod nlines) * w] += in[i], w counters per 128-byte line (32 of u32, 16 of u64)", in ["in"],
+            out ["counters"], timing [], scalars ["nlines"], params []
+            => |c| { let (nl, w) = membench::line_counters(c)?; bin_add(c, "counters", int, |i, _| (i % nl) * w) };
+        "atomic_max_lines": "counters[(i mod nlines) * w] = max(itself, 3 in[i] - 2^40), w counters per 128-byte line", in ["in", "counters"],
+            out ["counters"], timing [], scalars ["nlines"], params [] => membench::atomic_max_lines;
         "block_scan": "out = inclusive prefix sums of in restarted every `chunk` elements", in ["in"], out ["out"],
             timing [], scalars [], params ["chunk"] => block_scan;
         "spmv_csr": "y = A x for CSR (row_ptr, col_idx, vals), f64", in ["row_ptr", "col_idx", "vals", "x"], out ["y"],

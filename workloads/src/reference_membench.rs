@@ -1,6 +1,6 @@
 //! CPU references of the memory-shape microbenchmarks (`suite/membench/`): strided and narrow
 //! stores, row / column walks, gather and permutation scatter, atomic tickets (the returning
-//! `atomicAdd`), the L2-capacity line sweep, the store stream (`stream_fill`) and the two-pass row walk (`row_xor_max`). Registered in [`crate::references`]; the strided
+//! `atomicAdd`), the signed 64-bit max over lines (`atomic_max_lines`), the L2-capacity line sweep, the store stream (`stream_fill`) and the two-pass row walk (`row_xor_max`). Registered in [`crate::references`]; the strided
 //! loads use `strided_copy`, the RED and CAS atomics `atomic_bins` and the skewed SpMV `spmv_csr`.
 //!
 //! Every kernel here is integer (u32 wrapping) or moves words unchanged, so every check is bitwise.
@@ -229,4 +229,30 @@ pub(crate) fn switch_ops(c: &RefCtx, table: bool) -> Result<Vec<Expected>, RefEr
         *slot = u32_value(v);
     }
     expect_out(values)
+}
+
+/// The line walk of `red_lines` / `red64_lines`: `nlines` (at least 1) and the counters per
+/// 128-byte line of the `counters` buffer's element type (32 of u32, 16 of u64).
+pub(crate) fn line_counters(c: &RefCtx) -> Result<(usize, usize), RefError> {
+    let size = c.spec("counters")?.dtype.size();
+    Ok((c.scalar_int("nlines")?.max(1) as usize, 128 / size.max(1)))
+}
+
+/// `redmax64_lines`: `counters[(i mod nlines) * w] = max(counters[..], 3 in[i] - 2^40)` for every
+/// element of `in`, signed, from the counters' initial values.
+pub(crate) fn atomic_max_lines(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
+    let (nl, w) = line_counters(c)?;
+    let input = c.column("in")?;
+    let spec = c.spec("counters")?;
+    let mut counters: Vec<i128> = initial(c, "counters")?.into_iter().map(|v| v.map_or(0, crate::reference::int)).collect();
+    if counters.is_empty() {
+        return Err(shape("`counters` is empty"));
+    }
+    let len = counters.len();
+    for i in 0..input.len() {
+        let slot = (i % nl) * w % len;
+        counters[slot] = counters[slot].max(int_at(&input, "in", i)? * 3 - (1 << 40));
+    }
+    let values = counters.into_iter().map(|v| Some(spec.dtype.decode(spec.dtype.encode_int(v)))).collect();
+    Ok(vec![Expected { buffer: "counters".into(), values }])
 }

@@ -1621,3 +1621,22 @@ fn switch_references_step_the_cases_in_order() {
     let b = (b >> 7).wrapping_add(b.wrapping_mul(9)); // case 11
     same(table.expect("out"), &[a as f64, b as f64]);
 }
+
+#[test]
+fn line_references_take_one_counter_per_128_byte_line() {
+    // Five updates over two lines: u64 counters sit 16 apart (u32 ones 32 apart), and the max is
+    // signed, from the counters' initial values (3 * 0 - 2^40 loses to the initial -5).
+    let add = tiny("atomic_lines").input("in", U32, &[1.0, 2.0, 3.0, 4.0, 5.0]).output("counters", U64, 32).scalar("nlines", S32, 2.0);
+    let mut want = vec![0.0; 32];
+    (want[0], want[16]) = (9.0, 6.0);
+    same(add.expect("counters"), &want);
+    let mut init = vec![-5.0; 32];
+    init[16] = -(2f64.powi(41));
+    let max = tiny("atomic_max_lines")
+        .input("in", U32, &[0.0, 7.0, 0.0, 2.0, 0.0])
+        .inout("counters", DType::S64, &init)
+        .scalar("nlines", S32, 2.0);
+    let mut want = init.clone();
+    want[16] = 21.0 - 2f64.powi(40);
+    same(max.expect("counters"), &want);
+}

@@ -112,6 +112,21 @@ extern "C" __global__ void red_f32_lines(const float* in, float* counters, int n
         atomicAdd(&counters[(i % nlines) * 32], in[i]);
 }
 
+// red64_lines / redmax64_lines: the red_lines walk on 64-bit counters, one per 128-byte line
+// (counters[(i % nlines) * 16]): `red.global.add.u64` and `red.global.max.s64`, whose L2 atomic
+// unit may take longer than a 32-bit add's. The max adds 3 in[i] - 2^40 (negative: signed).
+extern "C" __global__ void red64_lines(const u32* in, unsigned long long* counters, int n, int nlines)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&counters[(i % nlines) * 16], (unsigned long long)in[i]);
+}
+
+extern "C" __global__ void redmax64_lines(const u32* in, long long* counters, int n, int nlines)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicMax(&counters[(i % nlines) * 16], (long long)in[i] * 3 - (1ll << 40));
+}
+
 // atomic_ticket: the returned old value is used (atom.global.add.u32): update i takes ticket
 // t = atomicAdd(&counters[b], 1), b = i % nbins, and writes b + 1 to out[b + t * nbins]. Whatever
 // the order, the tickets of counter b are 0 .. count_b - 1, so out[j] = j % nbins + 1 for j < n.
