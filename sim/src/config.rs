@@ -204,6 +204,11 @@ pub struct L1 {
     /// Lines the L1 looks up per cycle: a warp access touching many lines takes one tag
     /// lookup each (count).
     pub lines_per_cycle: u32,
+    /// Cycles each line of a global reduction (`RED`, or an atomic whose result nothing reads)
+    /// takes at the L1's stage on its way to the L2: one whose lanes touch 32 lines holds the
+    /// stage 32 times this, and the SM's loads and stores queue behind it. Returning atomics
+    /// (`ATOM`, `CAS`) take `lines_per_cycle` as loads do (cycles).
+    pub atomic_line_cycles: f64,
     /// Fixed L1 size (KiB) for generations without a unified L1/shared array (0: unified).
     pub fixed_kib: u32,
     /// Global stores allocate the bytes they write in the L1 (write-through with a byte-masked

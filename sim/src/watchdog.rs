@@ -4,7 +4,8 @@
 //! is warp instructions) and wall-clock seconds. And **forward progress**: every few thousand
 //! cycles the machine's architectural state is fingerprinted — registers, SIMT stacks, local and
 //! shared memory, barriers, the count of global-memory changes, finished and dispatched CTAs,
-//! but not program counters — and when every resident warp kept issuing (or sat at a barrier)
+//! but not program counters — and when every resident warp kept issuing (or sat at a barrier, or,
+//! in the timing model, waited for its turn while a greedy scheduler kept picking a spinning warp)
 //! for [`Limits::stall_cycles`] while the fingerprint stayed the same, the warps are spinning: a
 //! branch to itself, a poll of a flag nothing sets, an mbarrier wait that never completes. A warp
 //! that waits on memory instead of issuing, or copies still in flight, hold the verdict back, so
@@ -117,7 +118,7 @@ impl fmt::Display for Runaway {
         match self.stop {
             Stop::NoProgress { cycles } => write!(
                 f,
-                "no forward progress for {cycles} {unit} (stopped at {at} {}): {} warps kept issuing, but no register, local, shared or global memory or barrier changed",
+                "no forward progress for {cycles} {unit} (stopped at {at} {}): {} warps kept issuing or waiting to issue, but no register, local, shared or global memory or barrier changed",
                 self.clock, self.total
             )?,
             Stop::MaxCycles(n) => write!(f, "still running after the budget of {n} {unit} (--max-cycles); {} warps running", self.total)?,
@@ -252,8 +253,10 @@ pub(crate) struct Look {
 }
 
 impl Look {
-    pub fn warp(&mut self, w: &Warp) {
-        self.warps.push((w.issued, blocked(w)));
+    /// Warp `w`; `turn`: it waits only for its scheduler to pick it (the timing model), which
+    /// counts as waiting on the warps that issue instead.
+    pub fn warp(&mut self, w: &Warp, turn: bool) {
+        self.warps.push((w.issued, blocked(w) || turn));
     }
 }
 
@@ -486,13 +489,14 @@ pub fn report<'a>(
 /// One watchdog step of the timing engine at cycle `now`: the budget, then (when due) a progress
 /// check over every GPC's running warps. `finished` and `dispatched` count CTAs and clusters.
 pub(crate) fn timing_step(w: &mut Watch, now: u64, gpcs: &[Gpc], mem: &DeviceMemory, k: &Kernel, finished: u64, dispatched: u64) -> Option<Fault> {
-    let running = || gpcs.iter().flat_map(|g| g.sms.iter().flat_map(move |s| s.running(&g.arena)));
+    let live = || gpcs.iter().flat_map(|g| g.sms.iter().flat_map(move |s| s.running(&g.arena)));
+    let running = || live().map(|(c, w, _)| (c, w));
     let mut stop = w.budget(now);
     if stop.is_none() && w.due(now) {
         let mut look = Look { counters: vec![mem.changes(), finished, dispatched], ..Look::default() };
         look.in_flight = gpcs.iter().flat_map(|g| g.sms.iter()).any(|s| s.copies_in_flight());
-        for (_, warp) in running() {
-            look.warp(warp);
+        for (_, warp, turn) in live() {
+            look.warp(warp, turn);
         }
         stop = w.check(now, look, || {
             let mut fp = Fingerprint::default();
@@ -526,7 +530,7 @@ pub(crate) fn functional_step(
         let done = warps.iter().flatten().filter(|w| w.state == WarpState::Done).count() as u64;
         let mut look = Look { counters: vec![mem.changes(), done], ..Look::default() };
         for (_, warp) in running() {
-            look.warp(warp);
+            look.warp(warp, false);
         }
         stop = w.check(now, look, || {
             let mut fp = Fingerprint::default();

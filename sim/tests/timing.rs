@@ -57,7 +57,7 @@ fn cfg() -> ArchConfig {
         },
         tensor: Tensor { fp16_fma_per_cycle: 2048, wgmma_base_latency: 43, wgmma_n_divisor: 2 },
         smem: SharedMem { banks: 32, bank_bytes: 4, latency: 29, wavefront_cycles: 2, bank_cycles: 1, wide_bytes_per_cycle: 128, half_warp: false },
-        l1: L1 { sector: 32, assoc: 4, latency: 38, mshrs: 256, sectors_per_cycle: 4, lines_per_cycle: 1, fixed_kib: 0, store_allocate: true },
+        l1: L1 { sector: 32, assoc: 4, latency: 38, mshrs: 256, sectors_per_cycle: 4, lines_per_cycle: 1, atomic_line_cycles: 1.0, fixed_kib: 0, store_allocate: true },
         l2: L2 {
             size_kib: 61440,
             slices: 96,

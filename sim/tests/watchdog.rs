@@ -12,7 +12,8 @@ const GRID: u32 = 264;
 const BLOCK: u32 = 256;
 
 /// Runs `entry` of runaway.ptx on 264 CTAs of 256 threads (two waves' worth of warps on the
-/// H200's 132 SMs) with a one-word `flag` buffer; timed on hopper-h200 or functional.
+/// H200's 132 SMs) with a one-word `flag` buffer; timed on hopper-h200 (a greedy-then-oldest
+/// scheduler: the oldest warp of each sub-partition spins, the others wait their turn) or functional.
 fn run(entry: &str, timed: bool) -> (Fault, Duration) {
     let progs = warpsim_isa::load(include_str!("ptx/runaway.ptx"), "runaway.ptx").unwrap();
     let prog = Arc::new(progs.into_iter().find(|p| p.name == entry).unwrap());
@@ -49,7 +50,7 @@ fn a_branch_to_itself_is_stopped_in_both_modes() {
     for timed in [true, false] {
         let msg = stopped("branch_self", timed);
         let warps = if timed { GRID * BLOCK / 32 } else { BLOCK / 32 };
-        assert!(msg.contains(&format!("{warps} warps kept issuing")), "{msg}");
+        assert!(msg.contains(&format!("{warps} warps kept issuing or waiting to issue")), "{msg}");
         assert!(msg.contains("at runaway.ptx:15:2 in the loop runaway.ptx:15-15: reads no memory in the loop"), "{msg}");
         assert!(msg.contains(&format!("loops: runaway.ptx:15-15 ({warps} warps)")), "{msg}");
         // The first warps are listed, the rest counted: the report stays readable.

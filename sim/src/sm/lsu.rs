@@ -233,7 +233,7 @@ impl Sm {
     /// Counts a global access's L1 sectors and takes the L1's tag and data stages for it (one
     /// lookup per line touched, the sectors at the data rate); returns the sectors and the
     /// cycle the access enters the L1.
-    fn l1_stages(&mut self, txns: &[Txn], local: bool, atomic: bool, write: bool) -> (u64, u64) {
+    fn l1_stages(&mut self, txns: &[Txn], local: bool, atomic: bool, write: bool, red: bool) -> (u64, u64) {
         let cfg = &*self.cfg;
         // The L1 moves its own sectors (`l1.sector`): a coarser one counts, and fills, the
         // aligned blocks of 32-byte sectors the warp touches.
@@ -248,6 +248,8 @@ impl Sm {
         }
         let spc = cfg.l1.sectors_per_cycle.max(1) as u64;
         let lines = (txns.len() as u64).div_ceil(cfg.l1.lines_per_cycle.max(1) as u64);
+        // A global reduction's lines leave for the L2 one by one, slower than loads' lookups.
+        let lines = if red { lines.max((txns.len() as f64 * cfg.l1.atomic_line_cycles).ceil() as u64) } else { lines };
         let l1_start = self.l1_free.max(self.now);
         self.l1_free = l1_start + sectors.div_ceil(spc).max(lines).max(1);
         (sectors, l1_start)
@@ -301,7 +303,8 @@ impl Sm {
             coalesce(coalescing, &addr, mask, size, &mut txns);
             Vec::new()
         };
-        let (_, l1_start) = self.l1_stages(&txns, local, atomic, write);
+        let red = atomic && !local && self.table.insts[pc as usize].red;
+        let (_, l1_start) = self.l1_stages(&txns, local, atomic, write, red);
         if atomic && !local {
             // ncu counts an atomic's L1 sectors per lookup at the L2 (one per same-address lane).
             let n: u64 = atom_shape.iter().map(|s| u64::from(s.lookups)).sum();

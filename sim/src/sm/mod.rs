@@ -675,12 +675,15 @@ impl Sm {
         }
         out
     }
-    /// Live warps of the resident CTAs, with their CTA's shared state (for [`crate::watchdog`]).
-    pub fn running<'a>(&'a self, arena: &'a Arena) -> impl Iterator<Item = (&'a crate::cta::CtaShared, &'a Warp)> + 'a {
+    /// Live warps of the resident CTAs, with their CTA's shared state and whether the warp waits
+    /// only for its scheduler's turn (ready, no memory response outstanding: a greedy scheduler
+    /// may pass it over for as long as an older warp spins) (for [`crate::watchdog`]).
+    pub fn running<'a>(&'a self, arena: &'a Arena) -> impl Iterator<Item = (&'a crate::cta::CtaShared, &'a Warp, bool)> + 'a {
         self.warps.iter().flatten().filter(|tw| tw.w.state != WarpState::Done).filter_map(move |tw| {
             let slot = self.ctas[tw.cta].as_ref()?;
             let c = arena.clusters.get(slot.cluster)?.as_ref()?;
-            Some((&c.ctas[slot.rank], &tw.w))
+            let turn = tw.w.state == WarpState::Ready && tw.next != PENDING;
+            Some((&c.ctas[slot.rank], &tw.w, turn))
         })
     }
 }
