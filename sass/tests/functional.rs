@@ -115,3 +115,27 @@ fn cas_loop_exits_run_on_alone() {
         assert_eq!(f.functional.unwrap().warp_instructions, expect, "{name}");
     }
 }
+
+/// A warp asleep in `SYNCS.PHASECHK.TRANS64.TRYWAIT` wakes when its mbarrier's phase completes,
+/// not at the end of the engine's time window: `tma_latency` (one thread, 1280 dependent TMA load
+/// -> try_wait steps) takes the same cycles whatever the window (`misc.dsmem_latency` sets it;
+/// the kernel has no DSMEM traffic), where it once ran 142 cycles a step slower with the 192-cycle
+/// window than with a 50-cycle one. And the suspended try_wait counts once, as ncu counts it on
+/// the H200 (103714 machine instructions, validate/data/h200/2026-11-30.json), not again when
+/// it reads the completed phase.
+#[test]
+fn mbarrier_waiters_wake_when_the_phase_completes() {
+    let w = Workload::bundled("tma_latency").unwrap();
+    let ptx = warpsim_isa::load(&w.ptx, "kernel.ptx").unwrap().into_iter().find(|p| p.name == w.manifest.entry).unwrap();
+    let prog = warpsim_sass::lower::lower_listing(listing(&w).unwrap(), &w.manifest.entry, &ptx).unwrap();
+    let run = |window: u32| {
+        let mut cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+        cfg.misc.dsmem_latency = window;
+        let t = warpsim_sim::launch::run_timed_with(&w, &cfg, 1, &warpsim_sim::watchdog::Limits::default(), vec![prog.clone()]).unwrap();
+        assert!(t.check.passed(), "{}", t.check);
+        t.timing.unwrap()
+    };
+    let (a, b) = (run(192), run(48));
+    assert_eq!(a.cycles, b.cycles);
+    assert_eq!(a.counters["smsp__inst_executed.sum"], 103714.0);
+}

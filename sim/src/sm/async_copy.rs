@@ -115,13 +115,15 @@ impl Sm {
         self.events.push(std::cmp::Reverse((t, i)));
     }
 
-    /// Applies the mbarrier events that are due.
-    pub(super) fn process_events(&mut self, arena: &mut Arena) {
+    /// Applies the mbarrier events that are due; returns whether any was.
+    pub(super) fn process_events(&mut self, arena: &mut Arena) -> bool {
+        let mut applied = false;
         while let Some(&std::cmp::Reverse((t, i))) = self.events.peek() {
             if t > self.now {
                 break;
             }
             self.events.pop();
+            applied = true;
             let Some((cl, ev)) = self.event_slab[i as usize].take() else { continue };
             if let AsyncEvent::CompleteTx { cta, mbar, .. } | AsyncEvent::ArriveAfterCopies { cta, mbar, .. } = ev {
                 if let Some(c) = arena.clusters.get_mut(cl).and_then(|c| c.as_mut()) {
@@ -135,6 +137,7 @@ impl Sm {
         if self.events.is_empty() {
             self.event_slab.clear();
         }
+        applied
     }
 
     /// Wakes this SM's warps of cluster `cl` whose mbarrier phase or cluster barrier has moved

@@ -113,6 +113,10 @@ struct TWarp {
     sb_dep: [Dep; 6],
     /// Machine code: the last instruction issued asked the scheduler to switch warps.
     yielded: bool,
+    /// The warp sleeps in an `mbarrier.try_wait` (`SYNCS...TRYWAIT`): when woken it runs the
+    /// instruction again to read the phase, which the hardware does inside the one suspended
+    /// instruction, so the second pass is not counted (ncu counts one per wait: tma_latency).
+    resumes_wait: bool,
 }
 
 /// A resident CTA: its cluster (in the GPC's arena), its rank there, and its warps.
@@ -320,6 +324,7 @@ impl Sm {
             sb,
             sb_dep: [Dep::None; 6],
             yielded: false,
+            resumes_wait: false,
         });
         self.next_age += 1;
         self.sps[sp].warps.push(wi);
@@ -344,7 +349,9 @@ impl Sm {
     /// `until`) when nothing issued.
     pub fn cycle(&mut self, until: u64, base: &DeviceMemory, arena: &mut Arena) -> Result<(), Fault> {
         let width = self.cfg.sm.issue_width.max(1);
-        self.process_events(arena);
+        // An applied event may wake warps (the GPC wakes them after this step): the clock then
+        // moves one cycle, not to the next event, so they issue when the event happened.
+        let evented = self.process_events(arena);
         self.release_mshrs();
         if self.resident == 0 && self.events.is_empty() {
             // Nothing to issue and nothing due: the clock goes to the window's end.
@@ -363,7 +370,7 @@ impl Sm {
                 }
             }
         }
-        if issued {
+        if issued || evented {
             self.advance(self.now + 1);
         } else {
             let t = self.next_event();
@@ -484,7 +491,11 @@ impl Sm {
                 trace: &mut self.trace,
                 asyncs: &mut self.asyncs,
             };
-            exec::step(&mut tw.w, &mut env)?
+            let step = exec::step(&mut tw.w, &mut env)?;
+            if std::mem::take(&mut tw.resumes_wait) {
+                return Ok(step);
+            }
+            step
         };
         self.stats.warp_insts += 1;
         if info.shuffle {
@@ -508,6 +519,7 @@ impl Sm {
                 if let Some(tw) = self.warps[wi].as_mut() {
                     // `cta` is the rank of the barrier's CTA in the cluster.
                     tw.w.state = WarpState::AtMbarrier { cta: cta as u32, off, phase };
+                    tw.resumes_wait = true;
                 }
                 // The phase may have completed in this very cycle.
                 arena.touch(cl);
