@@ -230,7 +230,7 @@ mod tests {
         let mut d = Dram::new(&loaded, 1000.0);
         assert_eq!(d.access(0, 0, 0b1111, false), 100);
         let mut d = Dram::new(&loaded, 1000.0);
-        let mut run = |d: &mut Dram, from: u64, to: u64| (from..to).step_by(2).map(|t| d.load(t, 128.0)).last().unwrap();
+        let run = |d: &mut Dram, from: u64, to: u64| (from..to).step_by(2).map(|t| d.load(t, 128.0)).last().unwrap();
         assert_eq!(run(&mut d, 0, 1000), 63);
         assert_eq!(run(&mut d, 1000, 20_000), 100);
         // An idle spell lets it decay: 1000 cycles later a single access adds 100/e.
