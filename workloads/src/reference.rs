@@ -627,11 +627,15 @@ fn bin_add(
         let b = bin(i, v) % acc.len();
         acc[b] += weight(v);
     }
-    let wrap = |v: i128| Some(spec.dtype.decode(spec.dtype.encode_int(v)));
     Ok(vec![Expected {
         buffer: out.into(),
-        values: acc.into_iter().map(wrap).collect(),
+        values: acc.into_iter().map(|v| wrap_int(spec.dtype, v)).collect(),
     }])
+}
+
+/// `v` wrapped to the width of `dtype`, as the device's integer arithmetic leaves it.
+pub(crate) fn wrap_int(dtype: DType, v: i128) -> Option<Value> {
+    Some(dtype.decode(dtype.encode_int(v)))
 }
 
 /// The chain microbenchmarks: per thread t, `chains` values `start(x[t], c)`, each stepped

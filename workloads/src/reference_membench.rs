@@ -253,6 +253,6 @@ pub(crate) fn atomic_max_lines(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         let slot = (i % nl) * w % len;
         counters[slot] = counters[slot].max(int_at(&input, "in", i)? * 3 - (1 << 40));
     }
-    let values = counters.into_iter().map(|v| Some(spec.dtype.decode(spec.dtype.encode_int(v)))).collect();
+    let values = counters.into_iter().map(|v| crate::reference::wrap_int(spec.dtype, v)).collect();
     Ok(vec![Expected { buffer: "counters".into(), values }])
 }
