@@ -113,8 +113,9 @@ fn dump_config_reproduces_the_run() {
 }
 
 /// Keys read only in SASS mode (sim/tests/knobs.rs lists them as SASS_ONLY) move a committed
-/// listing's run, halved and doubled: `pipes.lsu.latency` vector_add's, and the indirect-branch
-/// costs switch_table_d2's (the BRX jump tables are ptxas's: its PTX has a tree of BRAs).
+/// listing's run, halved and doubled: `pipes.lsu.latency` vector_add's, the indirect-branch
+/// costs switch_table_d2's (the BRX jump tables are ptxas's: its PTX has a tree of BRAs), and
+/// the mbarrier wake mbarrier_pingpong's (PTX mode's wake is `misc.mbarrier_latency`).
 #[test]
 fn sass_mode_reads_its_own_keys() {
     let cycles = |workload: &str, set: &[String]| {
@@ -129,6 +130,7 @@ fn sass_mode_reads_its_own_keys() {
         ("misc.indexed_branch_cycles", 95, "switch_table_d2"),
         ("misc.indexed_branch_split_cycles", 130, "switch_table_d2"),
         ("misc.indexed_branch_issue_cycles", 7, "switch_table_d2"),
+        ("misc.mbarrier_wake_latency", 28, "mbarrier_pingpong"),
     ];
     for (key, value, workload) in rows {
         let base = cycles(workload, &[format!("{key}={value}")]);

@@ -325,6 +325,9 @@ pub struct Misc {
     pub dsmem_latency: u32,
     /// `mbarrier` arrive and successful `try_wait` latencies (cycles).
     pub mbarrier_latency: u32,
+    /// SASS mode: cycles from an mbarrier phase completing (the last arrive, or a TMA's bytes)
+    /// until a warp asleep in its `try_wait` issues again (cycles).
+    pub mbarrier_wake_latency: u32,
     /// TMA issue-to-completion overhead beyond the memory traffic (cycles).
     pub tma_latency: u32,
     /// Cluster barrier round trip (cycles).

@@ -460,6 +460,7 @@ fn build() -> Vec<Param> {
         cycles("misc.const_latency", 1, None, Timing, "Constant-cache hit latency"),
         cycles("misc.dsmem_latency", 1, Some("features.clusters"), Timing, "Remote (distributed) shared memory latency within a cluster"),
         cycles("misc.mbarrier_latency", 1, Some("features.cp_async"), Timing, "`mbarrier` arrive and successful `try_wait` latency"),
+        cycles("misc.mbarrier_wake_latency", 0, Some("features.cp_async"), Timing, "SASS mode: cycles from an mbarrier phase completing until a warp asleep in its try_wait issues again"),
         cycles("misc.tma_latency", 1, Some("features.tma"), Timing, "TMA issue-to-completion overhead beyond the memory traffic"),
         cycles("misc.cluster_barrier_latency", 1, Some("features.clusters"), Timing, "Cluster barrier round trip"),
         cycles("misc.indexed_branch_cycles", 0, None, Timing, "Cycles a warp issues nothing after each pass of an indirect branch (BRX, brx.idx): ncu's branch_resolving"),

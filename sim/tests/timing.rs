@@ -105,6 +105,7 @@ fn cfg() -> ArchConfig {
             const_latency: 20,
             dsmem_latency: 190,
             mbarrier_latency: 40,
+            mbarrier_wake_latency: 0,
             tma_latency: 300,
             cluster_barrier_latency: 800,
             indexed_branch_cycles: 0,

@@ -144,9 +144,11 @@ impl Sm {
     /// on (the GPC calls it for every SM after a change to the cluster).
     pub fn wake(&mut self, arena: &Arena, cl: usize) {
         let now = self.now;
-        // A woken `try_wait` runs again; in machine code its `SYNCS ... TRYWAIT` then pays the
-        // round trip itself, through its scoreboard barrier, so the wake adds none.
-        let wake_lat = if self.table.ctl.is_empty() { self.cfg.misc.mbarrier_latency as u64 } else { 0 };
+        // A woken `try_wait` runs again. In machine code its `SYNCS ... TRYWAIT` then pays the
+        // round trip itself, through its scoreboard barrier, after the release has reached the
+        // sleeping warp (`misc.mbarrier_wake_latency`); PTX mode charges the round trip here.
+        let m = &self.cfg.misc;
+        let wake_lat = u64::from(if self.table.ctl.is_empty() { m.mbarrier_latency } else { m.mbarrier_wake_latency });
         let (mbar_t, cbar_t) = (now + wake_lat, now + self.cfg.misc.cluster_barrier_latency as u64);
         let Some(c) = arena.clusters.get(cl).and_then(|c| c.as_ref()) else { return };
         for slot in self.ctas.iter().flatten().filter(|s| s.cluster == cl) {
