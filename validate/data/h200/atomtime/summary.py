@@ -1,7 +1,6 @@
 """Per-iteration load and atomic latencies from atom_time records (the device's
 atom_time_<nbins>_g<grid>.bin, or a warpsim --dump directory's rec.bin): for each iteration,
-the median / p90 / max of t1 - t0 (load) and t2 - t1 (atomic), and how spread the warps'
-atomics are in time (p10..p90 of t1 relative to the earliest t1 on the same SM).
+the median / p90 / max of t1 - t0 (load) and t2 - t1 (atomic).
 Usage: python3 summary.py FILE.bin|DIR [grid]
 """
 import struct, sys
