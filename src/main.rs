@@ -167,8 +167,8 @@ struct RunArgs {
     dump: Option<PathBuf>,
     #[command(flatten)]
     arch: ArchArgs,
-    /// Print the result as JSON.
-    #[arg(long)]
+    /// Print the result as JSON (the timing model's record; not with --functional).
+    #[arg(long, conflicts_with = "functional")]
     json: bool,
     /// Write the fully resolved configuration (every key, overrides applied) to FILE as TOML;
     /// `--arch FILE` reads it back.
@@ -268,7 +268,8 @@ fn dump(dir: &PathBuf, w: &warpsim_workloads::Workload, o: &warpsim_sim::launch:
         };
         write().with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out!("dumped {} buffers to {}", w.manifest.buffers.len(), dir.display());
+    // A note, on stderr: stdout is the result (one JSON document under --json).
+    eprintln!("dumped {} buffers to {}", w.manifest.buffers.len(), dir.display());
     Ok(())
 }
 

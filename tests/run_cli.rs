@@ -80,12 +80,13 @@ fn ptx_check_locates_invalid_utf8() {
 }
 
 /// `--dump` writes every buffer, inputs too, streamed from the device: the input as generated,
-/// the output as the check saw it.
+/// the output as the check saw it; its note goes to stderr, so `--json`'s stdout stays one document.
 #[test]
 fn dump_writes_every_buffer() {
     let d = dir("dump");
-    let (ok, out, err) = warpsim(&["run", "saxpy", "--functional", "--dump", d.to_str().unwrap()]);
-    assert!(ok && out.contains("dumped 2 buffers"), "{out}{err}");
+    let (ok, out, err) = warpsim(&["run", "saxpy", "--json", "--dump", d.to_str().unwrap()]);
+    assert!(ok && err.contains("dumped 2 buffers"), "{out}{err}");
+    serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let w = warpsim_workloads::Workload::bundled("saxpy").unwrap();
     assert_eq!(std::fs::read(d.join("x.bin")).unwrap(), w.inputs[0].to_vec());
     let y = std::fs::read(d.join("y.bin")).unwrap();
