@@ -5,7 +5,11 @@
 // N x (the busiest L2 slice's service time per request) / the slices the lines spread over), so
 // the curve of round trip against W and NLINES measures the L2's atomic (op 0) and load (op 1,
 // ld.global.cg) service rates directly: what the atomseries' whole-kernel times could not
-// separate from burstier arrivals.
+// separate from burstier arrivals. Op 2 mixes the two in one launch: even warps run the atomic
+// chain, odd warps the load chain on line ^ 4 (the same L2 slice: lines k, k+1, k+4, k+5 of each
+// 1 KiB share one, validate/data/h200/l2hash; another line when NLINES <= 4, lines that also take
+// atomics from 8 on): do loads wait behind a slice's atomics? Its rows are op 2 (the atomic
+// warps) and op 3 (the load warps).
 //
 // Output: one CSV line per configuration: op,nlines,warps_per_sm,ctas,cycles_est (CUDA events x
 // the SM clock), rt_mean,rt_p50,rt_p90,rt_max (cycles per operation, over warps: each warp's
@@ -32,8 +36,9 @@ extern "C" __global__ void atom_chain(unsigned* words, unsigned* flag, int nline
     __syncthreads();
     const long long t0 = clock64();
     for (int k = 0; k < ITERS; k++) {
-        unsigned* p = words + line * 32 + lane;
-        const unsigned v = op == 0 ? atomicAdd(p, 1u) : __ldcg(p);
+        const bool atomic = op == 0 || (op == 2 && (gw & 1) == 0);
+        unsigned* p = words + (atomic || op == 1 ? line : line ^ 4) * 32 + lane;
+        const unsigned v = atomic ? atomicAdd(p, 1u) : __ldcg(p);
         acc += v;
         line += 1 + (v >> 31);  // the next address waits for this result
         if (line >= (unsigned)nlines) line -= nlines;
@@ -69,7 +74,7 @@ int main(int argc, char** argv)
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    std::vector<int> ops = {0, 1}, lines = {1, 4, 16, 64, 256, 1024, 4096, 65536}, ws = {1, 2, 4, 8, 16, 32, 64};
+    std::vector<int> ops = {0, 1, 2}, lines = {1, 4, 16, 64, 256, 1024, 4096, 65536}, ws = {1, 2, 4, 8, 16, 32, 64};
     if (argc == 4) {
         ops = {atoi(argv[1])};
         lines = {atoi(argv[2])};
@@ -89,17 +94,20 @@ int main(int argc, char** argv)
                     CK(cudaEventSynchronize(b));
                     CK(cudaEventElapsedTime(&ms, a, b));
                 }
-                std::vector<long long> o((size_t)warps * 2), rt;
+                std::vector<long long> o((size_t)warps * 2);
                 CK(cudaMemcpy(o.data(), out, o.size() * 8, cudaMemcpyDeviceToHost));
-                std::set<long long> sms;
-                double sum = 0;
-                for (int k = 0; k < warps; k++) {
-                    rt.push_back(o[2 * k] / ITERS);
-                    sum += (double)o[2 * k] / ITERS;
-                    sms.insert(o[2 * k + 1]);
+                for (int half = 0; half < (op == 2 ? 2 : 1); half++) {  // op 2: the atomic warps, then the load warps
+                    std::vector<long long> rt;
+                    std::set<long long> sms;
+                    double sum = 0;
+                    for (int k = half; k < warps; k += op == 2 ? 2 : 1) {
+                        rt.push_back(o[2 * k] / ITERS);
+                        sum += (double)o[2 * k] / ITERS;
+                        sms.insert(o[2 * k + 1]);
+                    }
+                    printf("%d,%d,%d,%d,%.0f,%.1f,%lld,%lld,%lld,%zu\n", op + half, nl, w, ctas, ms * clock_khz,
+                           sum / rt.size(), pct(rt, 0.5), pct(rt, 0.9), pct(rt, 1.0), sms.size());
                 }
-                printf("%d,%d,%d,%d,%.0f,%.1f,%lld,%lld,%lld,%zu\n", op, nl, w, ctas, ms * clock_khz, sum / warps,
-                       pct(rt, 0.5), pct(rt, 0.9), pct(rt, 1.0), sms.size());
                 fflush(stdout);
             }
     return 0;

@@ -17,7 +17,7 @@ args = args[: args.index("--")] if "--" in args else args
 out = Path(args[0] if args else "/tmp/atomchain")
 out.mkdir(parents=True, exist_ok=True)
 cfgs = [tuple(map(int, a.split(","))) for a in args[1:]] or [
-    (op, nl, w) for op in (0, 1) for nl in (1, 4, 16, 64, 256, 1024, 4096, 65536) for w in (1, 2, 4, 8, 16, 32, 64)]
+    (op, nl, w) for op in (0, 1, 2) for nl in (1, 4, 16, 64, 256, 1024, 4096, 65536) for w in (1, 2, 4, 8, 16, 32, 64)]
 nvcc = os.environ.get("NVCC", "nvcc")
 subprocess.run([nvcc, "-arch=sm_90", "-ptx", "-lineinfo", "-o", str(out / "kernel.ptx"), str(here / "atom_chain.cu")], check=True)
 warpsim = os.environ.get("WARPSIM", str(here.parents[3] / "target/release/warpsim"))
@@ -68,7 +68,10 @@ buffer = "out"
         continue
     cycles = json.loads(r.stdout)["cycles"]
     o = struct.unpack(f"<{warps * 2}q", (out / name / "out.bin").read_bytes()[: warps * 16])
-    rt = sorted(o[2 * k] // ITERS for k in range(warps))
-    mean = sum(o[2 * k] for k in range(warps)) / ITERS / warps
-    q = lambda f: rt[min(len(rt) - 1, int(f * len(rt)))]
-    print(f"{op},{nl},{w},{ctas},{cycles / 2:.0f},{mean:.1f},{q(.5)},{q(.9)},{rt[-1]},{len(set(o[1::2]))}", flush=True)
+    for half in range(2 if op == 2 else 1):  # op 2: the atomic warps (row op 2), then the load warps (op 3)
+        ks = range(half, warps, 2 if op == 2 else 1)
+        rt = sorted(o[2 * k] // ITERS for k in ks)
+        mean = sum(o[2 * k] for k in ks) / ITERS / len(ks)
+        q = lambda f: rt[min(len(rt) - 1, int(f * len(rt)))]
+        sms = len({o[2 * k + 1] for k in ks})
+        print(f"{op + half},{nl},{w},{ctas},{cycles / 2:.0f},{mean:.1f},{q(.5)},{q(.9)},{rt[-1]},{sms}", flush=True)
