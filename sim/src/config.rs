@@ -266,6 +266,10 @@ pub struct L2 {
     /// sector (a warp's coalesced words); lookups that update part of one go at
     /// `atomics_per_cycle_per_slice` (cycles).
     pub atomic_sector_cycles: f64,
+    /// Times a returning atomic's whole-sector work passes, again, through the atomic unit of
+    /// the near slice when its line is homed in the other partition (operands in, old values
+    /// out), queued behind that slice's own atomics; 0 where nothing passes (count).
+    pub atomic_far_passes: f64,
     /// L2 read sectors every launch costs apart from the kernel's own accesses and its code
     /// (the launch's constant banks and front-end reads; all hits; sectors, counters only).
     pub launch_read_sectors: u32,

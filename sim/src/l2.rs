@@ -13,7 +13,9 @@
 //!
 //! Atomics are applied at the line's home by the slice's atomic unit, one sector lookup after
 //! another (faster for lookups that update whole sectors); a returning atomic also holds its
-//! line until its old value is out, a reduction does not.
+//! line until its old value is out, a reduction does not. A returning atomic homed in the other
+//! partition also passes its whole sectors through the near slice's atomic unit on the way, so
+//! slices homing hot lines in one partition slow those homed in the other.
 //!
 //! Each slice is a queue with a sector throughput in front of a sectored tag store (write-back,
 //! write-allocate with byte-masked partial sectors). With two partitions (Ampere, Hopper), a
@@ -215,6 +217,7 @@ pub struct MemSys {
     atomic_request_cycles: f64,
     atomic_partial_cycles: f64,
     atomic_sector_cycles: f64,
+    atomic_far_passes: f64,
     /// Per line updated by returning atomics: the cycle its read-modify-write unit is free again.
     line_atomic_free: HashMap<u64, f64>,
     hit_latency: u64,
@@ -276,6 +279,7 @@ impl MemSys {
             atomic_request_cycles: l2.atomic_request_cycles.max(0.0),
             atomic_partial_cycles: l2.atomic_partial_cycles.max(0.0),
             atomic_sector_cycles: l2.atomic_sector_cycles.max(0.0),
+            atomic_far_passes: l2.atomic_far_passes.max(0.0),
             line_atomic_free: HashMap::new(),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
@@ -361,6 +365,21 @@ impl MemSys {
         let lookups = r.lookups.max(1);
         let partial = r.partial.min(lookups);
         f64::from(partial) / self.atomics_per_cycle + f64::from(lookups - partial) * self.atomic_sector_cycles
+    }
+
+    /// Cycles a returning atomic homed in the other partition spends in its near slice's atomic
+    /// unit on the way: its whole sectors `l2.atomic_far_passes` times (operands in, old values
+    /// out) at `atomic_sector_cycles`, behind that slice's own atomics. Sectors updated in part
+    /// (single lanes, CAS, random keys) and reductions pass free: the H200's whole-line atomics
+    /// over 64 to 65536 lines run at 40-65% of what their home slices allow, the same requests
+    /// over 1-16 lines (homed in one partition, their near slices idle) at 100%
+    /// (`validate/data/h200/atomchain`).
+    fn atomic_far_pass(&self, r: &MemReq) -> f64 {
+        if r.kind != ReqKind::Atomic || r.red {
+            return 0.0;
+        }
+        let lookups = r.lookups.max(1);
+        self.atomic_far_passes * f64::from(lookups - r.partial.min(lookups)) * self.atomic_sector_cycles
     }
 
     /// Cycles a returning atomic (`ATOM`, `CAS`) holds its line: the next one to the line waits
@@ -451,7 +470,8 @@ impl MemSys {
                 if far {
                     // The near slice passes the request on: looked up (a hit) there too, in turn
                     // behind the requests queued there. A store then takes a request slot as any
-                    // lookup does; an atomic takes none (its work is at home): H200 REDs to 32
+                    // lookup does; an atomic takes none (its work is at home; a returning one's
+                    // data passes the near atomic unit, `atomic_far_pass`): H200 REDs to 32
                     // lines run at 5.2 updates per cycle, one per 1.5 cycles on each of their 8
                     // home slices, which charging the near slices as well would halve (membench
                     // red_lines_32/96, atom_lines_96, red_keyed_1024: +53/+15/+14/+19% ->
@@ -464,6 +484,13 @@ impl MemSys {
                     self.stats.sector_hits += lookups;
                     let busy = if r.kind == ReqKind::Write { self.lookup_cycles(r.kind, r.sectors) } else { 0.0 };
                     t = self.queue(near, t, busy);
+                    let pass = self.atomic_far_pass(r);
+                    if pass > 0.0 {
+                        let unit = &mut self.slices[near].atomic_free;
+                        let s = unit.max(t as f64);
+                        *unit = s + pass;
+                        t = s.ceil() as u64;
+                    }
                 }
                 let mut start = self.queue(home, t, self.lookup_cycles(r.kind, r.sectors));
                 let far = if far { self.far_extra } else { 0 };
@@ -638,6 +665,36 @@ mod tests {
         // A reduction holds nothing: only the slice's tag pipeline and atomic unit order it.
         let red = flood(&cfg, atom(true, 1, 1), 64);
         assert!(red + 100 < whole, "{red} vs {whole}");
+    }
+
+    #[test]
+    fn far_returning_atomics_pass_the_near_slices_atomic_unit() {
+        let mut cfg = crate::presets::preset("hopper-h200").expect("preset");
+        cfg.l2.atomic_sector_cycles = 1.0;
+        cfg.l2.atomic_request_cycles = 0.0;
+        cfg.l2.requests_per_cycle_per_slice = 100.0;
+        cfg.l2.sectors_per_cycle_per_slice = 100.0;
+        // Line `far` is homed in partition 1 (far from SM 0), line `near` in partition 0 at the
+        // same slice index: the slice `far`'s requests from SM 0 pass on their way home.
+        let m = MemSys::new(&cfg);
+        let lines = || (0..4096u64).map(|l| l * LINE);
+        let far = lines().find(|&l| m.home(l).partition == 1).unwrap();
+        let near = lines().find(|&l| m.home(l).partition == 0 && m.home(l).idx == m.home(far).idx).unwrap();
+        // 100 whole-line ATOMs to each, interleaved, from SM 0; the last of `near`'s returns.
+        let run = |passes: f64, red: bool| {
+            let mut cfg = cfg.clone();
+            cfg.l2.atomic_far_passes = passes;
+            let mut m = MemSys::new(&cfg);
+            let req = |line| MemReq { line, ..atom(red, 4, 0) };
+            m.access(&req(far));
+            m.access(&req(near));
+            (0..100).map(|_| (m.access(&MemReq { t: 10_000, ..req(far) }), m.access(&MemReq { t: 10_000, ..req(near) })).1).max().unwrap()
+        };
+        let (alone, passed) = (run(0.0, false), run(2.0, false));
+        // Each of `far`'s requests holds the near slice's unit 2 x 4 sectors x 1 cycle.
+        assert!(passed >= alone + 700, "{alone} -> {passed}");
+        // Reductions return nothing: no old values pass back, nothing is charged.
+        assert_eq!(run(2.0, true), run(0.0, true));
     }
 
     #[test]

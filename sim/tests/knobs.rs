@@ -102,6 +102,7 @@ const ROWS: &[Row] = &[
     ("l2.atomic_request_cycles", H200, "atom_ret_4096", &[]),
     ("l2.atomic_partial_cycles", H200, "atom_lines_96", &[]),
     ("l2.atomic_sector_cycles", H200, "atomic_global_32", &[]),
+    ("l2.atomic_far_passes", H200, "atom_ret_4096", &[]),
     ("l2.launch_read_sectors", H200, "vector_add", &[]),
     ("l2.code_read_sectors_per_instruction", H200, "vector_add", &[]),
     ("dram.channels", H200, "gather_1m", &[]),

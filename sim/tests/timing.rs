@@ -77,6 +77,7 @@ fn cfg() -> ArchConfig {
             atomic_request_cycles: 4.0,
             atomic_partial_cycles: 0.0,
             atomic_sector_cycles: 0.0,
+            atomic_far_passes: 0.0,
             launch_read_sectors: 0,
             code_read_sectors_per_instruction: 0.0,
         },
