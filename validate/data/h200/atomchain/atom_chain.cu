@@ -14,7 +14,11 @@
 // Output: one CSV line per configuration: op,nlines,warps_per_sm,ctas,cycles_est (CUDA events x
 // the SM clock), rt_mean,rt_p50,rt_p90,rt_max (cycles per operation, over warps: each warp's
 // clock64 span / ITERS), sms_distinct (how many SMs the warps ran on).
-// `atom_chain OP NLINES W` runs one configuration (for ncu); with no arguments, the sweep.
+// `atom_chain OP NLINES W [TWINS]` runs one configuration (for ncu); with no arguments, the sweep;
+// `atom_chain twins` the twin test: TWINS = 1 takes lines 16 at a time with 16 skipped between
+// (0-15, 32-47, ...: lines 32 apart are homed in different partitions, ../l2hash/partition.csv,
+// so half the hot slices may be the other half's near slices), TWINS = 0 consecutive lines;
+// op 4 is a reduction flood (no old value, no chain: cycles_est is what it measures).
 // Build: nvcc -arch=sm_90 -O3 -lineinfo -o atom_chain atom_chain.cu
 #include <algorithm>
 #include <cstdio>
@@ -27,7 +31,7 @@
 
 constexpr int ITERS = 64;
 
-extern "C" __global__ void atom_chain(unsigned* words, unsigned* flag, int nlines, int op, long long* out)
+extern "C" __global__ void atom_chain(unsigned* words, unsigned* flag, int nlines, int op, int twins, long long* out)
 {
     const int lane = threadIdx.x & 31;
     const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -35,12 +39,19 @@ extern "C" __global__ void atom_chain(unsigned* words, unsigned* flag, int nline
     unsigned acc = 0;
     // Every line into the L2 first (the simulator starts each launch with a cold L2, as ncu's
     // cache flush leaves the device; here the warm-up launch has done it already).
-    for (unsigned l = gw; l < (unsigned)nlines; l += gridDim.x * blockDim.x / 32) acc += __ldcg(words + l * 32 + lane);
+    for (unsigned l = gw; l < (unsigned)nlines; l += gridDim.x * blockDim.x / 32)
+        acc += __ldcg(words + (twins ? (l & 15) | (l >> 4) << 5 : l) * 32 + lane);
     __syncthreads();
     const long long t0 = clock64();
     for (int k = 0; k < ITERS; k++) {
         const bool atomic = op == 0 || (op == 2 && (gw & 1) == 0);
-        unsigned* p = words + (atomic || op == 1 ? line : line ^ 4) * 32 + lane;
+        const unsigned at = twins ? (line & 15) | (line >> 4) << 5 : line;
+        unsigned* p = words + (atomic || op != 2 ? at : at ^ 4) * 32 + lane;
+        if (op == 4) {
+            atomicAdd(p, 1u);
+            line = line + 1 == (unsigned)nlines ? 0 : line + 1;
+            continue;
+        }
         const unsigned v = atomic ? atomicAdd(p, 1u) : __ldcg(p);
         acc += v;
         line += 1 + (v >> 31);  // the next address waits for this result
@@ -78,12 +89,20 @@ int main(int argc, char** argv)
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
     std::vector<int> ops = {0, 1, 2}, lines = {1, 4, 16, 64, 256, 1024, 4096, 65536}, ws = {1, 2, 4, 8, 16, 32, 64};
-    if (argc == 4) {
+    std::vector<int> twinss = {0};
+    if (argc == 2) {  // the twin test
+        ops = {0, 4};
+        lines = {16, 32, 64, 128};
+        ws = {32, 64};
+        twinss = {0, 1};
+    } else if (argc >= 4) {
         ops = {atoi(argv[1])};
         lines = {atoi(argv[2])};
         ws = {atoi(argv[3])};
+        twinss = {argc > 4 ? atoi(argv[4]) : 0};
     }
-    printf("op,nlines,warps_per_sm,ctas,cycles_est,rt_mean,rt_p50,rt_p90,rt_max,sms_distinct\n");
+    printf("op,nlines,warps_per_sm,ctas,cycles_est,rt_mean,rt_p50,rt_p90,rt_max,sms_distinct%s\n", argc == 2 ? ",twins" : "");
+    for (int tw : twinss)
     for (int op : ops)
         for (int nl : lines)
             for (int w : ws) {
@@ -92,7 +111,7 @@ int main(int argc, char** argv)
                 float ms = 0;
                 for (int r = 0; r < 2; r++) {  // a warm-up (the lines into L2), then the recorded launch
                     CK(cudaEventRecord(a));
-                    atom_chain<<<ctas, threads>>>(words, flag, nl, op, out);
+                    atom_chain<<<ctas, threads>>>(words, flag, nl, op, tw, out);
                     CK(cudaEventRecord(b));
                     CK(cudaEventSynchronize(b));
                     CK(cudaEventElapsedTime(&ms, a, b));
@@ -108,8 +127,9 @@ int main(int argc, char** argv)
                         sum += (double)o[2 * k] / ITERS;
                         sms.insert(o[2 * k + 1]);
                     }
-                    printf("%d,%d,%d,%d,%.0f,%.1f,%lld,%lld,%lld,%zu\n", op + half, nl, w, ctas, ms * clock_khz,
+                    printf("%d,%d,%d,%d,%.0f,%.1f,%lld,%lld,%lld,%zu", op + half, nl, w, ctas, ms * clock_khz,
                            sum / rt.size(), pct(rt, 0.5), pct(rt, 0.9), pct(rt, 1.0), sms.size());
+                    printf(argc == 2 ? ",%d\n" : "\n", tw);
                 }
                 fflush(stdout);
             }
