@@ -149,7 +149,7 @@ impl Sm {
         // sleeping warp (`misc.mbarrier_wake_latency`); PTX mode charges the round trip here.
         let m = &self.cfg.misc;
         let wake_lat = u64::from(if self.table.ctl.is_empty() { m.mbarrier_latency } else { m.mbarrier_wake_latency });
-        let (mbar_t, cbar_t) = (now + wake_lat, now + self.cfg.misc.cluster_barrier_latency as u64);
+        let (mbar_t, cbar_t) = (now + wake_lat, now + u64::from(m.cluster_barrier_latency));
         let Some(c) = arena.clusters.get(cl).and_then(|c| c.as_ref()) else { return };
         for slot in self.ctas.iter().flatten().filter(|s| s.cluster == cl) {
             for &w in &slot.warps {
