@@ -348,6 +348,15 @@ impl MemSys {
         self.shared.join(block * n * self.runs + u64::from(self.unplace[slot as usize]), low) * LINE
     }
 
+    /// Waits for the slice's atomic unit and occupies it for `busy` cycles; returns the cycle
+    /// the unit starts on the request.
+    fn atomic_unit(&mut self, s: usize, t: u64, busy: f64) -> u64 {
+        let unit = &mut self.slices[s].atomic_free;
+        let start = unit.max(t as f64);
+        *unit = start + busy;
+        start.ceil() as u64
+    }
+
     /// Waits for the slice and occupies it for `busy` cycles; returns the cycle service starts.
     fn queue(&mut self, s: usize, t: u64, busy: f64) -> u64 {
         let sl = &mut self.slices[s];
@@ -486,20 +495,13 @@ impl MemSys {
                     t = self.queue(near, t, busy);
                     let pass = self.atomic_far_pass(r);
                     if pass > 0.0 {
-                        let unit = &mut self.slices[near].atomic_free;
-                        let s = unit.max(t as f64);
-                        *unit = s + pass;
-                        t = s.ceil() as u64;
+                        t = self.atomic_unit(near, t, pass);
                     }
                 }
                 let mut start = self.queue(home, t, self.lookup_cycles(r.kind, r.sectors));
                 let far = if far { self.far_extra } else { 0 };
                 if r.kind == ReqKind::Atomic {
-                    let busy = self.atomic_busy(r);
-                    let unit = &mut self.slices[home].atomic_free;
-                    let unit_start = unit.max(start as f64);
-                    *unit = unit_start + busy;
-                    start = unit_start.ceil() as u64;
+                    start = self.atomic_unit(home, start, self.atomic_busy(r));
                     // One line's read-modify-writes follow one another; other lines of the
                     // slice proceed meanwhile.
                     let hold = self.atomic_hold(r);
@@ -688,7 +690,12 @@ mod tests {
             let req = |line| MemReq { line, ..atom(red, 4, 0) };
             m.access(&req(far));
             m.access(&req(near));
-            (0..100).map(|_| (m.access(&MemReq { t: 10_000, ..req(far) }), m.access(&MemReq { t: 10_000, ..req(near) })).1).max().unwrap()
+            let mut last = 0;
+            for _ in 0..100 {
+                m.access(&MemReq { t: 10_000, ..req(far) });
+                last = last.max(m.access(&MemReq { t: 10_000, ..req(near) }));
+            }
+            last
         };
         let (alone, passed) = (run(0.0, false), run(2.0, false));
         // Each of `far`'s requests holds the near slice's unit 2 x 4 sectors x 1 cycle.
