@@ -359,3 +359,28 @@ fn wmma_fragments_from_global_memory_move_their_sectors() {
     assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], (32 * warps) as f64);
     assert!(r.counters["dram__bytes_read.sum"] >= (3072 * warps) as f64, "{}", r.counters["dram__bytes_read.sum"]);
 }
+
+#[test]
+fn a_global_atomic_drops_its_sector_from_the_l1() {
+    // One warp loads a line's 4 sectors, lane 0 adds to word 0 with a RED, and the warp loads
+    // the line again: the L2 performs the RED, so the L1 drops sector 0 and the reload misses
+    // it (one more L2 read sector per line); the other three sectors still hit.
+    let reads = |atomic: u64| {
+        let lines = 64u64;
+        let mut g = Gpu::new(1);
+        let buf = g.upload("buf", 128 * lines, &[]);
+        let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+        let k = g.kernel(program("reload_after_atomic"), dims, params(&[(buf, 8), (lines, 4), (atomic, 4)])).unwrap();
+        let mut one = cfg();
+        one.l2.partitions = 1;
+        let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
+        let r = run(Arc::new(one), Arc::new(k), &mut g.mem, &opts).unwrap();
+        let words = g.download(buf, 128 * lines);
+        assert_eq!(words[0], atomic as u8);
+        (r.counters["lts__t_sectors_op_read.sum"], r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"])
+    };
+    let (plain, plain_l1) = reads(0);
+    let (after, after_l1) = reads(1);
+    assert_eq!((plain_l1, after_l1), (64.0 * 8.0, 64.0 * 8.0));
+    assert_eq!(after - plain, 64.0, "{plain} {after}");
+}

@@ -314,6 +314,13 @@ impl Sm {
                 self.stats.l1_sectors_global_atom += n;
             }
         }
+        if atomic && !local {
+            // The L2 performs global atomics; the SM's own later loads must see their result, so
+            // the L1 drops the sectors an atomic updates (a load after it misses to the L2).
+            for t in &txns {
+                self.l1.invalidate_sectors(t.line, t.sectors);
+            }
+        }
         let cacheable = !atomic && (local || (self.l1_caches_global && !cache_cg));
         let needs_data = !write || atomic;
         let mut ready = l1_start + self.cfg.l1.latency as u64;
