@@ -239,10 +239,7 @@ impl SectorCache {
 
     /// Drops a line (write-evict policies, invalidations).
     pub fn invalidate(&mut self, line_addr: u64) {
-        let set = self.set_of(line_addr);
-        if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
-            *l = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
-        }
+        self.invalidate_sectors(line_addr, u8::MAX);
     }
 
     /// Drops `sectors` of a line, widened to their fill blocks (the whole line when no sector
