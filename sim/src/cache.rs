@@ -239,22 +239,9 @@ impl SectorCache {
 
     /// Drops a line (write-evict policies, invalidations).
     pub fn invalidate(&mut self, line_addr: u64) {
-        self.invalidate_sectors(line_addr, u8::MAX);
-    }
-
-    /// Drops `sectors` of a line, widened to their fill blocks (the whole line when no sector
-    /// is left): a later read of them misses. Their data is dropped, dirty or not (the L1 writes
-    /// through, so nothing is lost there).
-    pub fn invalidate_sectors(&mut self, line_addr: u64, sectors: u8) {
         let set = self.set_of(line_addr);
-        let sectors = self.widen(sectors);
         if let Some(l) = self.lines[set * self.assoc..(set + 1) * self.assoc].iter_mut().find(|l| l.tag == line_addr) {
-            l.valid &= !sectors;
-            l.dirty &= !sectors;
-            l.partial &= !sectors;
-            if l.valid == 0 {
-                *l = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
-            }
+            *l = Line { tag: INVALID, valid: 0, dirty: 0, partial: 0, ready: 0, lru: 0 };
         }
     }
 
@@ -283,24 +270,6 @@ mod tests {
         c.access(0x2000, 1, false, true, u64::MAX);
         c.set_ready(0x2000, 300);
         assert!(c.contains(0x2000, 1));
-    }
-
-    #[test]
-    fn invalidated_sectors_miss_and_the_rest_still_hit() {
-        let mut c = SectorCache::new(4096, 128, 4);
-        c.access(0x1000, 0b1111, false, true, 0);
-        c.invalidate_sectors(0x1000, 0b0001);
-        let r = c.access(0x1000, 0b1111, false, true, 0);
-        assert_eq!((r.hit, r.miss), (0b1110, 0b0001));
-        // Filled in pairs, a sector takes its pair with it; the last sectors take the line.
-        let mut c = SectorCache::new(4096, 128, 4).with_fill_block(2);
-        c.access(0x1000, 0b1111, false, true, 0);
-        c.invalidate_sectors(0x1000, 0b0100);
-        assert!(c.contains(0x1000, 0b0011) && !c.contains(0x1000, 0b0100) && !c.contains(0x1000, 0b1000));
-        c.invalidate_sectors(0x1000, 0b0001);
-        assert!(c.lines.iter().all(|l| l.tag != 0x1000));
-        // A line not held is left alone.
-        c.invalidate_sectors(0x3000, 0b1111);
     }
 
     #[test]

@@ -316,9 +316,10 @@ impl Sm {
         }
         if atomic && !local {
             // The L2 performs global atomics; the SM's own later loads must see their result, so
-            // the L1 drops the sectors an atomic updates (a load after it misses to the L2).
+            // the L1 drops every line an atomic updates, all its sectors (an H100 reloading a line
+            // after an ATOM, RED or CAS on one word misses 4 of 4: validate/data/h200/atominval).
             for t in &txns {
-                self.l1.invalidate_sectors(t.line, t.sectors);
+                self.l1.invalidate(t.line);
             }
         }
         let cacheable = !atomic && (local || (self.l1_caches_global && !cache_cg));
