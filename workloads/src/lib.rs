@@ -21,6 +21,7 @@ mod reference_blind3;
 mod reference_blind4;
 mod reference_blind5;
 mod reference_blind6;
+mod reference_blind8;
 mod reference_multi;
 mod reference_membench;
 mod reference_micro;

@@ -18,6 +18,7 @@ use crate::reference_blind3 as blind3;
 use crate::reference_blind4 as blind4;
 use crate::reference_blind5 as blind5;
 use crate::reference_blind6 as blind6;
+use crate::reference_blind8 as blind8;
 use crate::reference_multi as multi;
 use crate::reference_hopper as hopper;
 use crate::reference_membench as membench;
@@ -537,6 +538,26 @@ pub fn references() -> &'static [Reference] {
             in ["S", "X", "T", "cls", "call", "put"], out ["call", "put"], timing [], scalars ["n"], params [] => blind6::blackscholes_f64;
         "cell_cas64": "cells[cell of particle i] = (count + 1) << 32 | min(low word, i) for i < n (u64, cell from (int)(p * g))",
             in ["px", "py", "cells"], out ["cells"], timing [], scalars ["n", "gx", "gy"], params [] => blind6::cell_cas64;
+        "gesummv": "tmp = A x, y = B x (fma chains along each row from their initial values), then y = fma(alpha, tmp, beta y), f32",
+            in ["a", "b", "x", "y", "tmp"], out ["y", "tmp"], timing [], scalars ["n", "alpha", "beta"], params [] => blind8::gesummv;
+        "fdtd_hz": "hz[i][j] = fma(ex[i][j+1] - ex[i][j] + ey[i+1][j] - ey[i][j], -0.7f, hz[i][j]) for i < nx-1, j < ny-1 (f32)",
+            in ["ex", "ey", "hz"], out ["hz"], timing [], scalars ["nx", "ny"], params [] => blind8::fdtd_hz;
+        "gauss_fan2": "a[i][j] -= m[i][t] a[t][j] (j >= t), b[i] -= m[i][t] b[t] for rows i > t of the size x size system, one rounding (f32)",
+            in ["m", "a", "b"], out ["a", "b"], timing [], scalars ["size", "t"], params [] => blind8::gauss_fan2;
+        "nn_euclid": "distances[r] = sqrtf((lat - lat_r)^2 + (lng - lng_r)^2) of the {lat, lng} records, f32 (fma, correctly rounded sqrt)",
+            in ["locations", "distances"], out ["distances"], timing [], scalars ["numRecords", "lat", "lng"], params [] => blind8::nn_euclid;
+        "bpnn_adjust": "dw = fma(0.3 delta[k], ly[j], 0.3 oldw[j][k]); w += dw; oldw = dw over the (in+1) x (hid+1) weights (rows 1..=in and the bias row), f32",
+            in ["delta", "ly", "w", "oldw"], out ["w", "oldw"], timing [], scalars ["hid", "in"], params [] => blind8::bpnn_adjust;
+        "spmv_jds": "dst[perm[i]] = f32 fma chain over sorted row i's jagged-diagonal entries data[jds_ptr[d] + i] x[index[..]]",
+            in ["data", "index", "perm", "x", "jds_ptr", "dst"], out ["dst"], timing [], scalars ["dim", "ndiags"], params [] => blind8::spmv_jds;
+        "md_lj": "force[i] = Lennard-Jones force over atom i's neighbour list (neighbour-major) within the cutoff, f32 as the SASS computes it",
+            in ["position", "neighList", "force"], out ["force"], timing [], scalars ["neighCount", "inum", "cutsq", "lj1", "lj2"], params [] => blind8::md_lj;
+        "sssp_push": "dist_out[u] = min(dist_out[u], dist_in[v] + weight[e]) over the edges e = (v, u) of frontier nodes v (s32)",
+            in ["row_ptr", "col_idx", "weight", "frontier", "dist_in", "dist_out"], out ["dist_out"], timing [], scalars ["n"], params [] => blind8::sssp_push;
+        "pagerank_push": "next[u] += rank[v] / outdeg(v) (u32) over the edges (v, u) of every node v < n",
+            in ["row_ptr", "col_idx", "rank", "next"], out ["next"], timing [], scalars ["n"], params [] => blind8::pagerank_push;
+        "byte_histogram": "hist[b] += the number of bytes b in the first 4 dataCount bytes of data (u32)",
+            in ["data", "hist"], out ["hist"], timing [], scalars ["dataCount"], params [] => blind8::byte_histogram;
         "strided_store": "out[i*stride] = in[i] for i < n, truncated to out's dtype; the rest of out unchanged",
             in ["in", "out"], out ["out"], timing [], scalars ["n", "stride"], params [] => membench::strided_store;
         "walk_sum": "out[t] = u32 sum over k < len of a[(t % m)*s0 + (t / m)*s1 + k*ks], t < threads (row / column walks)",

@@ -1640,3 +1640,179 @@ fn line_references_take_one_counter_per_128_byte_line() {
     want[16] = 21.0 - 2f64.powi(40);
     same(max.expect("counters"), &want);
 }
+
+// --- blind8 -----------------------------------------------------------------------------------
+
+#[test]
+fn gesummv() {
+    // A = [[1, 2], [3, 4]], B = [[0, 1], [1, 0]], x = (1, 2): tmp = (5, 11), B x = (2, 1);
+    // y = 2 tmp + 3 B x
+    let t = tiny("gesummv")
+        .input("a", F32, &[1.0, 2.0, 3.0, 4.0])
+        .input("b", F32, &[0.0, 1.0, 1.0, 0.0])
+        .input("x", F32, &[1.0, 2.0])
+        .output("y", F32, 2)
+        .output("tmp", F32, 2)
+        .scalar("n", S32, 2.0)
+        .scalar("alpha", F32, 2.0)
+        .scalar("beta", F32, 3.0);
+    same(t.expect("tmp"), &[5.0, 11.0]);
+    same(t.expect("y"), &[16.0, 25.0]);
+    // y = fma(alpha, tmp, beta * y), one rounding: (1 - 2^-24)(1 + 2^-23) - 1 = 2^-24 - 2^-47
+    // (a rounded product first would give 1 - 1 = 0)
+    let t = tiny("gesummv")
+        .input("a", F32, &[1.0])
+        .input("b", F32, &[0.0])
+        .input("x", F32, &[1.0 + 1.0 / 8_388_608.0])
+        .inout("y", F32, &[-1.0])
+        .output("tmp", F32, 1)
+        .scalar("n", S32, 1.0)
+        .scalar("alpha", F32, 1.0 - 1.0 / 16_777_216.0)
+        .scalar("beta", F32, 1.0);
+    same(t.expect("y"), &[2f64.powi(-24) - 2f64.powi(-47)]);
+}
+
+#[test]
+fn fdtd_hz() {
+    // nx = ny = 2: only hz[0][0] is inside; s = (4 - 1) + 5 - 2 = 6, hz = fma(6, -0.7f, 10)
+    let t = tiny("fdtd_hz")
+        .input("ex", F32, &[1.0, 4.0, 0.0, 0.0, 0.0, 0.0])
+        .input("ey", F32, &[2.0, 0.0, 5.0, 0.0, 0.0, 0.0])
+        .inout("hz", F32, &[10.0, 7.0, 8.0, 9.0])
+        .scalar("nx", S32, 2.0)
+        .scalar("ny", S32, 2.0);
+    same(t.expect("hz"), &[6.0f32.mul_add(-0.7, 10.0) as f64, 7.0, 8.0, 9.0]);
+}
+
+#[test]
+fn gauss_fan2() {
+    // t = 0 of a 3 x 3 system: rows 1 and 2 lose m[i][0] times row 0, b likewise
+    let t = tiny("gauss_fan2")
+        .input("m", F32, &[0.0, 0.0, 0.0, 2.0, 0.0, 0.0, -1.0, 0.0, 0.0])
+        .inout("a", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+        .inout("b", F32, &[1.0, 2.0, 3.0])
+        .scalar("size", S32, 3.0)
+        .scalar("t", S32, 0.0);
+    same(t.expect("a"), &[1.0, 2.0, 3.0, 2.0, 1.0, 0.0, 8.0, 10.0, 12.0]);
+    same(t.expect("b"), &[1.0, 0.0, 4.0]);
+    // t = 1: only row 2, columns 1 and 2 (column 0 and rows 0, 1 stay)
+    let t = tiny("gauss_fan2")
+        .input("m", F32, &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0])
+        .inout("a", F32, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+        .inout("b", F32, &[1.0, 2.0, 3.0])
+        .scalar("size", S32, 3.0)
+        .scalar("t", S32, 1.0);
+    same(t.expect("a"), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, -7.0, -9.0]);
+    same(t.expect("b"), &[1.0, 2.0, -3.0]);
+}
+
+#[test]
+fn nn_euclid() {
+    // records (3, 4), (1, 1), (9, 9) to (0, 0); the third is past numRecords
+    let t = tiny("nn_euclid")
+        .input("locations", F32, &[3.0, 4.0, 1.0, 1.0, 9.0, 9.0])
+        .output("distances", F32, 3)
+        .scalar("numRecords", S32, 2.0)
+        .scalar("lat", F32, 0.0)
+        .scalar("lng", F32, 0.0);
+    same(t.expect("distances"), &[5.0, 2.0f32.sqrt() as f64, 0.0]);
+}
+
+#[test]
+fn bpnn_adjust() {
+    // in = hid = 1: w and oldw are 2 x 2; (1, 1) gets dw = 0.3 * 2 * 3 + 0.3 * 20, the bias row's
+    // (0, 1) db = 0.3 * 2 + 0.3 * 10; column 0 stays
+    let t = tiny("bpnn_adjust")
+        .input("delta", F32, &[0.0, 2.0])
+        .input("ly", F32, &[0.0, 3.0])
+        .inout("w", F32, &[1.0, 1.0, 1.0, 1.0])
+        .inout("oldw", F32, &[0.0, 10.0, 0.0, 20.0])
+        .scalar("hid", S32, 1.0)
+        .scalar("in", S32, 1.0);
+    let dw = (0.3f32 * 2.0).mul_add(3.0, 0.3 * 20.0);
+    let db = 2.0f32.mul_add(0.3, 0.3 * 10.0);
+    assert!((dw - 7.8).abs() < 1e-5 && (db - 3.6).abs() < 1e-5);
+    same(t.expect("oldw"), &[0.0, db as f64, 0.0, dw as f64]);
+    same(t.expect("w"), &[1.0, (1.0 + db) as f64, 1.0, (1.0 + dw) as f64]);
+}
+
+#[test]
+fn spmv_jds() {
+    // sorted rows of lengths 2, 1, 1: diagonal 0 = entries 0..3, diagonal 1 = entry 3 (row 0);
+    // sorted row r goes to dst[perm[r]]
+    let t = tiny("spmv_jds")
+        .input("data", F32, &[1.0, 2.0, 3.0, 4.0])
+        .input("index", S32, &[0.0, 1.0, 2.0, 2.0])
+        .input("perm", S32, &[2.0, 0.0, 1.0])
+        .input("x", F32, &[10.0, 20.0, 30.0])
+        .input("jds_ptr", S32, &[0.0, 3.0, 4.0])
+        .output("dst", F32, 3)
+        .scalar("dim", S32, 3.0)
+        .scalar("ndiags", S32, 2.0);
+    same(t.expect("dst"), &[40.0, 90.0, 130.0]);
+}
+
+#[test]
+fn md_lj() {
+    // two atoms 1 apart on x, each the other's neighbour and its own (skipped): r2inv = r6inv = 1,
+    // forceC = 1.5 - 2 = -0.5, so f_0 = (-1)(-0.5) = 0.5 on x and f_1 = -0.5; w is 0
+    let run = |cutsq: f64| {
+        tiny("md_lj")
+            .input("position", F32, &[0.0, 0.0, 0.0, 7.0, 1.0, 0.0, 0.0, 7.0])
+            .input("neighList", S32, &[1.0, 0.0, 0.0, 1.0])
+            .output("force", F32, 8)
+            .scalar("neighCount", S32, 2.0)
+            .scalar("inum", S32, 2.0)
+            .scalar("cutsq", F32, cutsq)
+            .scalar("lj1", F32, 1.5)
+            .scalar("lj2", F32, 2.0)
+            .expect("force")
+    };
+    same(run(16.0), &[0.5, 0.0, 0.0, 0.0, -0.5, 0.0, 0.0, 0.0]);
+    // beyond the cutoff: nothing
+    same(run(0.5), &[0.0; 8]);
+}
+
+#[test]
+fn sssp_push() {
+    // 0 -> 1 (5), 0 -> 2 (1), 1 -> 2 (1), 2 -> 0 (7); nodes 0 and 1 in the frontier
+    let t = tiny("sssp_push")
+        .input("row_ptr", S32, &[0.0, 2.0, 3.0, 4.0])
+        .input("col_idx", S32, &[1.0, 2.0, 2.0, 0.0])
+        .input("weight", S32, &[5.0, 1.0, 1.0, 7.0])
+        .input("frontier", DType::U8, &[1.0, 1.0, 0.0])
+        .input("dist_in", S32, &[0.0, 3.0, 100.0])
+        .inout("dist_out", S32, &[0.0, 100.0, 100.0])
+        .scalar("n", S32, 3.0);
+    same(t.expect("dist_out"), &[0.0, 5.0, 1.0]);
+}
+
+#[test]
+fn pagerank_push() {
+    // the same graph plus node 3 without edges: shares 10/2 to 1 and 2, 7 to 2, 4 to 0
+    let t = tiny("pagerank_push")
+        .input("row_ptr", S32, &[0.0, 2.0, 3.0, 4.0, 4.0])
+        .input("col_idx", S32, &[1.0, 2.0, 2.0, 0.0])
+        .input("rank", U32, &[11.0, 7.0, 4.0, 100.0])
+        .inout("next", U32, &[1.0, 0.0, 0.0, 0.0])
+        .scalar("n", S32, 4.0);
+    same(t.expect("next"), &[5.0, 5.0, 12.0, 0.0]);
+}
+
+#[test]
+fn byte_histogram() {
+    // two words of bytes (1, 1, 2, 255), (0, 0, 0, 0); the ninth byte is past dataCount
+    let mut hist = vec![0.0; 256];
+    hist[1] = 10.0;
+    let t = tiny("byte_histogram")
+        .input("data", DType::U8, &[1.0, 1.0, 2.0, 255.0, 0.0, 0.0, 0.0, 0.0, 9.0])
+        .inout("hist", U32, &hist)
+        .scalar("dataCount", S32, 2.0);
+    let got = t.expect("hist");
+    assert_eq!((got[0], got[1], got[2], got[9], got[255]), (4.0, 12.0, 1.0, 0.0, 1.0));
+    assert_eq!(got.iter().sum::<f64>(), 18.0);
+    // a u32 word is its four little-endian bytes
+    let t = tiny("byte_histogram").input("data", U32, &[f64::from(0x0403_0201u32)]).output("hist", U32, 256).scalar("dataCount", S32, 1.0);
+    let got = t.expect("hist");
+    assert_eq!((got[1], got[2], got[3], got[4], got.iter().sum::<f64>()), (1.0, 1.0, 1.0, 1.0, 4.0));
+}

@@ -216,16 +216,17 @@ fn diff(old: &str, new: &str) -> String {
 /// 2x the L2 of zeros) and `launch_wide` (32 one-warp CTAs per SM on all 132 SMs), and the
 /// `membench`, `blind4`, `blind5`, `blind6` and `micro` groups, whose point is working sets beyond
 /// the 50 MiB L2 (see [`MEMBENCH`]; blind4, blind5 and blind6 are the memory-heavy blind batches,
-/// held to the same limits). blind7 is held to [`BLIND7`]: its grids are one thread per element of
-/// 8 Mi-element matrices, as first written (a blind batch is not cut to suit the simulator; each
-/// simulates in under 15 s).
+/// held to the same limits). blind7 and blind8 are held to [`BLIND7`]: blind7's grids are one
+/// thread per element of 8 Mi-element matrices, blind8's one per record, grid point or weight of
+/// 4 M-element arrays (nn, fdtd-2d, backprop), as first written (a blind batch is not cut to suit
+/// the simulator).
 #[test]
 fn sizes_are_simulator_friendly() {
     const LARGE: [&str; 5] = ["stream_copy", "stream_copy_vec4", "launch_wide", "micro_dram_copy", "micro_chase_dram"];
     let groups = bundled_groups();
     let large: Vec<&str> = ["membench", "blind4", "blind5", "blind6", "micro"].iter().flat_map(|g| groups[g].iter().copied()).collect();
     for name in bundled_names().into_iter().filter(|n| !LARGE.contains(n)) {
-        let limits = if groups["blind7"].contains(&name) { Some(&BLIND7) } else if large.contains(&name) { Some(&MEMBENCH) } else { None };
+        let limits = if groups["blind7"].contains(&name) || groups["blind8"].contains(&name) { Some(&BLIND7) } else if large.contains(&name) { Some(&MEMBENCH) } else { None };
         let w = Workload::bundled(name).unwrap();
         let threads = w.launches.iter().map(|l| l.blocks() * l.threads_per_block()).max().unwrap_or(0);
         let dense: u64 = w
@@ -272,5 +273,5 @@ const MEMBENCH: Limits = Limits {
 };
 
 /// Limits of blind7 (suite/blind7): MEMBENCH's, with a thread per element of an 8 Mi-element
-/// matrix (transpose, stencil).
+/// matrix (transpose, stencil). blind8 (suite/blind8) uses them too (4 M threads at most).
 const BLIND7: Limits = Limits { threads: 1 << 23, ..MEMBENCH };
