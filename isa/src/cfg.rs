@@ -9,8 +9,13 @@
 use petgraph::algo::dominators;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::inst::{Op, Opnd};
+use crate::inst::{flag, Op, Opnd};
 use crate::program::{Block, Program, RECONV_EXIT};
+
+/// Whether the instruction is a machine-code subroutine call or return (`flag::SUBROUTINE`).
+fn subroutine(p: &Program, pc: usize) -> bool {
+    p.insts[pc].m.has(flag::SUBROUTINE)
+}
 
 /// Successor instruction indices of the branch at `pc` (not counting fall-through).
 fn targets(p: &Program, pc: usize) -> Vec<u32> {
@@ -78,15 +83,17 @@ pub fn analyze(p: &Program) -> (Vec<Block>, Vec<u32>) {
         for (bi, b) in fb.iter().enumerate() {
             let last = b.end as usize - 1;
             let op = p.insts[last].op;
-            for t in targets(p, last) {
+            // A machine-code call returns to the next instruction; its return leaves the code.
+            let sub = subroutine(p, last);
+            for t in targets(p, last).into_iter().filter(|_| !sub) {
                 if (s..e).contains(&(t as usize)) {
                     g.add_edge(nodes[block_of(t)], nodes[bi], ());
                 }
             }
-            if matches!(op, Op::Ret | Op::Exit | Op::Trap) {
+            if matches!(op, Op::Ret | Op::Exit | Op::Trap) || (sub && op == Op::BrxIdx) {
                 g.add_edge(exit, nodes[bi], ());
             }
-            if falls_through(p, last) {
+            if falls_through(p, last) || (sub && op == Op::Bra) {
                 if bi + 1 < fb.len() {
                     g.add_edge(nodes[bi + 1], nodes[bi], ());
                 } else {

@@ -397,6 +397,11 @@ pub mod flag {
     /// SASS `HGMMA … gsb0`: the MMA that closes its warpgroup group, committing it as PTX's
     /// separate `wgmma.commit_group` does (SASS has no commit instruction).
     pub const COMMIT: u64 = 1 << 48;
+    /// SASS `CALL.REL` (a `bra` into a subroutine of the kernel's code) and `RET.REL` (a
+    /// `brx.idx` back to a return point): for reconvergence a call returns to the next
+    /// instruction and a return leaves the code as `ret` does, so a branch around a call
+    /// reconverges where ptxas's `BSYNC` says, not past every other call's return point.
+    pub const SUBROUTINE: u64 = 1 << 49;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

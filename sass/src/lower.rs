@@ -75,7 +75,10 @@
 //!   ptxas puts its `BSYNC`s, so `BSSY`/`BSYNC`/`BREAK`/`WARPSYNC`/`YIELD` are no-ops; a branch
 //!   out of a region that holds a `YIELD` reconverges only the second time round (`RECONV_HOLD`). `CALL.REL` is a jump and
 //!   `RET.REL Rn` an indexed jump through the table of return points (`Rn` holds the byte offset
-//!   ptxas moved there before the call). `BRX Rn -off` (a `switch`: Rn + pc + 16 − off is the
+//!   ptxas moved there before the call), both marked `flag::SUBROUTINE` so that the control-flow
+//!   graph treats the call as returning to the next instruction and the return as leaving the
+//!   code (a branch around the call to ptxas's division slow path reconverges at its `BSYNC`,
+//!   not after the loop that holds every call's return point). `BRX Rn -off` (a `switch`: Rn + pc + 16 − off is the
 //!   target, and ptxas makes off = pc + 16, Rn the offset from a bank-2 table) is an indexed
 //!   jump through a table of the targets nvdisasm notes (`BRANCH_TARGETS`). `BRA.DIV` (the
 //!   branch to ptxas's slow path for a divergent warp) is never taken: the fast path's
@@ -1047,6 +1050,9 @@ impl<'a> Lowerer<'a> {
                 if has("ANY") {
                     m.flags |= flag::ANY;
                 }
+                if inst.opcode == "CALL" {
+                    m.flags |= flag::SUBROUTINE;
+                }
                 // `@!P0 BRA P2, target`: a second predicate the guard is and-ed with.
                 let mut ops = vec![Opnd::Label(pc / 16)];
                 for x in o.iter().filter(|x| !matches!(x.value, Value::Target { .. })) {
@@ -1092,6 +1098,7 @@ impl<'a> Lowerer<'a> {
                 if !has("REL") {
                     return Err("an absolute RET".into());
                 }
+                m.flags |= flag::SUBROUTINE;
                 (Op::BrxIdx, m, vec![r, Opnd::Table(0)], 0)
             }
             "MOV" | "UMOV" | "R2UR" | "S2R" | "S2UR" | "MOV32I" => {

@@ -375,6 +375,36 @@ fn calls_return_through_the_address_they_were_given() {
 }
 
 #[test]
+fn a_branch_around_a_call_reconverges_at_its_bsync() {
+    // Lanes below 16 call the subroutine (R7 = tid + 7), the others skip it; every lane calls
+    // it again after the join. The second call's return point must not make the branch
+    // reconverge at the subroutine: the shuffle after the BSYNC runs once, for the whole warp
+    // (ptxas's division slow path, called from each unrolled copy of a loop, is the case).
+    let body = "ISETP.GE.U32.AND P0, PT, R0, 0x10, PT
+        BSSY B0, `(.L_x_1)
+        @P0 BRA `(.L_x_1)
+        MOV R20, 0xa0
+        CALL.REL.NOINC `(.L_x_sub)
+        .L_x_1:
+        BSYNC B0
+        SHFL.BFLY PT, R5, R7, 0x10, 0x1f
+        MOV R20, 0xe0
+        CALL.REL.NOINC `(.L_x_sub)
+        BRA `(.L_x_done)
+        .L_x_sub:
+        IADD3 R7, R0, 0x7, RZ
+        RET.REL.NODEC R20 `(k)
+        .L_x_done:
+        NOP";
+    let (got, executed) = run(body);
+    let want: Vec<u32> = (0..32).map(|t: u32| if t >= 16 { (t ^ 16) + 7 } else { 0 }).collect();
+    assert_eq!(got, want);
+    // The SHFL (instruction 11) runs once; the subroutine's add (15) twice: the first call by
+    // half the warp, the second by all of it.
+    assert_eq!((executed[11], executed[15]), (1, 2));
+}
+
+#[test]
 fn unlowered_opcodes_and_faults_are_located() {
     let e = lower("VABSDIFF R4, R4, R4, RZ\nMOV R5, RZ").unwrap_err();
     assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "VABSDIFF"));
