@@ -163,10 +163,10 @@ pub(crate) fn bpnn_adjust(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     let (mut w, mut oldw) = (initial(c, "w")?, initial(c, "oldw")?);
     const ETA: f32 = 0.3;
     const MOMENTUM: f32 = 0.3;
-    for j in 1..=n_in {
-        for k in 1..=hid {
+    for (j, &lyj) in ly.iter().enumerate().take(n_in + 1).skip(1) {
+        for (k, &dk) in delta.iter().enumerate().take(hid + 1).skip(1) {
             let idx = j * cols + k;
-            let dw = (ETA * delta[k]).mul_add(ly[j], MOMENTUM * o0[idx]);
+            let dw = (ETA * dk).mul_add(lyj, MOMENTUM * o0[idx]);
             w[idx] = fv(w0[idx] + dw);
             oldw[idx] = fv(dw);
         }
