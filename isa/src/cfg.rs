@@ -12,11 +12,6 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use crate::inst::{flag, Op, Opnd};
 use crate::program::{Block, Program, RECONV_EXIT};
 
-/// Whether the instruction is a machine-code subroutine call or return (`flag::SUBROUTINE`).
-fn subroutine(p: &Program, pc: usize) -> bool {
-    p.insts[pc].m.has(flag::SUBROUTINE)
-}
-
 /// Successor instruction indices of the branch at `pc` (not counting fall-through).
 fn targets(p: &Program, pc: usize) -> Vec<u32> {
     let inst = &p.insts[pc];
@@ -37,14 +32,23 @@ fn ends_block(op: Op) -> bool {
     matches!(op, Op::Bra | Op::BrxIdx | Op::Ret | Op::Exit | Op::Trap)
 }
 
-/// Whether control can fall through the instruction to the next one.
+/// Whether control can fall through the instruction to the next one, for reconvergence: a
+/// machine-code call (`flag::SUBROUTINE`) returns there.
 fn falls_through(p: &Program, pc: usize) -> bool {
     let i = &p.insts[pc];
     match i.op {
+        Op::Bra if i.m.has(flag::SUBROUTINE) => true,
         Op::Bra | Op::Ret | Op::Exit | Op::Trap => i.guard.is_some(),
         Op::BrxIdx => false,
         _ => true,
     }
+}
+
+/// Whether the instruction leaves the code: `ret`, `exit`, `trap`, and a machine-code return
+/// (`flag::SUBROUTINE`), whose return points the call's fall-through already stands for.
+fn leaves(p: &Program, pc: usize) -> bool {
+    let i = &p.insts[pc];
+    matches!(i.op, Op::Ret | Op::Exit | Op::Trap) || (i.op == Op::BrxIdx && i.m.has(flag::SUBROUTINE))
 }
 
 /// Basic blocks of the whole program and the reconvergence point of every instruction.
@@ -82,18 +86,19 @@ pub fn analyze(p: &Program) -> (Vec<Block>, Vec<u32>) {
         let exit = nodes[fb.len()];
         for (bi, b) in fb.iter().enumerate() {
             let last = b.end as usize - 1;
-            let op = p.insts[last].op;
-            // A machine-code call returns to the next instruction; its return leaves the code.
-            let sub = subroutine(p, last);
-            for t in targets(p, last).into_iter().filter(|_| !sub) {
-                if (s..e).contains(&(t as usize)) {
-                    g.add_edge(nodes[block_of(t)], nodes[bi], ());
+            // A machine-code call's and return's targets are not edges here (see `falls_through`
+            // and `leaves`).
+            if !p.insts[last].m.has(flag::SUBROUTINE) {
+                for t in targets(p, last) {
+                    if (s..e).contains(&(t as usize)) {
+                        g.add_edge(nodes[block_of(t)], nodes[bi], ());
+                    }
                 }
             }
-            if matches!(op, Op::Ret | Op::Exit | Op::Trap) || (sub && op == Op::BrxIdx) {
+            if leaves(p, last) {
                 g.add_edge(exit, nodes[bi], ());
             }
-            if falls_through(p, last) || (sub && op == Op::Bra) {
+            if falls_through(p, last) {
                 if bi + 1 < fb.len() {
                     g.add_edge(nodes[bi + 1], nodes[bi], ());
                 } else {
