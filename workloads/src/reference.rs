@@ -314,8 +314,18 @@ pub(crate) fn u32v(v: Value) -> u32 {
     int(v) as u32
 }
 
-fn fl(x: f32) -> Option<Value> {
+pub(crate) fn fl(x: f32) -> Option<Value> {
     Some(Value::Float(x as f64))
+}
+
+/// The expected values of one output buffer.
+pub(crate) fn expected(buffer: &str, values: Vec<Option<Value>>) -> Expected {
+    Expected { buffer: buffer.into(), values }
+}
+
+/// An integer expected value.
+pub(crate) fn iv(x: i128) -> Option<Value> {
+    Some(Value::Int(x))
 }
 
 pub(crate) fn ui(x: u32) -> Option<Value> {

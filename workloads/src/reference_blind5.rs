@@ -13,7 +13,7 @@
 //! [`crate::reference::Column`]s (bytes, decoded per element).
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, map_rows, scalar_f32, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expected, expect_min, f32_at, index_at, initial, int_at, map_rows, scalar_f32, Column, Expected, RefCtx, RefError};
 
 
 
@@ -21,13 +21,6 @@ fn u32_at(col: &Column, name: &str, i: usize) -> Result<u32, RefError> {
     int_at(col, name, i).map(|v| v as u32)
 }
 
-
-fn expected(buffer: &str, values: Vec<Option<Value>>) -> Expected {
-    Expected {
-        buffer: buffer.into(),
-        values,
-    }
-}
 
 fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<Option<Value>> {
     values.into_iter().map(|v| Some(Value::Float(v as f64))).collect()

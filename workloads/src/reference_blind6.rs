@@ -14,15 +14,8 @@
 //! are the same numbers.
 
 use crate::dtype::Value;
-use crate::reference::{count, expect_min, f32_at, initial, int_at, shape, Column, Expected, RefCtx, RefError};
+use crate::reference::{count, expected, iv, expect_min, f32_at, initial, int_at, shape, Column, Expected, RefCtx, RefError};
 use crate::reference_blind3::bfs_step;
-
-fn expected(buffer: &str, values: Vec<Option<Value>>) -> Expected {
-    Expected {
-        buffer: buffer.into(),
-        values,
-    }
-}
 
 fn f64_at(col: &Column, name: &str, i: usize) -> Result<f64, RefError> {
     col.get(i)
@@ -36,10 +29,6 @@ fn scalar_f64(c: &RefCtx, name: &str) -> Result<f64, RefError> {
 
 fn fv(x: f64) -> Option<Value> {
     Some(Value::Float(x))
-}
-
-fn iv(x: i128) -> Option<Value> {
-    Some(Value::Int(x))
 }
 
 // --- PolyBench GEMM in double ----------------------------------------------------------------

@@ -11,23 +11,7 @@
 //! (fused) and is checked with a tolerance. The graph and histogram results are integer sums,
 //! minima and counts: order-free.
 
-use crate::dtype::Value;
-use crate::reference::{count, expect_min, f32_at, index_at, initial, int_at, scalar_f32, shape, Expected, RefCtx, RefError};
-
-fn expected(buffer: &str, values: Vec<Option<Value>>) -> Expected {
-    Expected {
-        buffer: buffer.into(),
-        values,
-    }
-}
-
-fn fv(x: f32) -> Option<Value> {
-    Some(Value::Float(x as f64))
-}
-
-fn iv(x: i128) -> Option<Value> {
-    Some(Value::Int(x))
-}
+use crate::reference::{count, expected, fl, iv, expect_min, f32_at, index_at, initial, int_at, scalar_f32, shape, Expected, RefCtx, RefError};
 
 /// The first `n` elements of a buffer as f32.
 fn f32s(c: &RefCtx, name: &str, n: usize) -> Result<Vec<f32>, RefError> {
@@ -75,8 +59,8 @@ pub(crate) fn gesummv(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             t = f32_at(&a, "a", i * n + j)?.mul_add(xj, t);
             s = f32_at(&b, "b", i * n + j)?.mul_add(xj, s);
         }
-        tmp[i] = fv(t);
-        y[i] = fv(alpha.mul_add(t, beta * s));
+        tmp[i] = fl(t);
+        y[i] = fl(alpha.mul_add(t, beta * s));
     }
     Ok(vec![expected("y", y), expected("tmp", tmp)])
 }
@@ -95,7 +79,7 @@ pub(crate) fn fdtd_hz(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     for i in 0..nx.saturating_sub(1) {
         for j in 0..ny.saturating_sub(1) {
             let s = ((ex[i * (ny + 1) + j + 1] - ex[i * (ny + 1) + j]) + ey[(i + 1) * ny + j]) - ey[i * ny + j];
-            hz[i * ny + j] = fv(s.mul_add(-0.7f32, h0[i * ny + j]));
+            hz[i * ny + j] = fl(s.mul_add(-0.7f32, h0[i * ny + j]));
         }
     }
     Ok(vec![expected("hz", hz)])
@@ -119,9 +103,9 @@ pub(crate) fn gauss_fan2(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     for i in t + 1..size {
         let mult = m[i * size + t];
         for j in t..size {
-            a[i * size + j] = fv((-mult).mul_add(a0[t * size + j], a0[i * size + j]));
+            a[i * size + j] = fl((-mult).mul_add(a0[t * size + j], a0[i * size + j]));
         }
-        b[i] = fv((-mult).mul_add(b0[t], b0[i]));
+        b[i] = fl((-mult).mul_add(b0[t], b0[i]));
     }
     Ok(vec![expected("a", a), expected("b", b)])
 }
@@ -142,7 +126,7 @@ pub(crate) fn nn_euclid(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
     for (r, slot) in out.iter_mut().enumerate().take(n) {
         let dx = lat - f32_at(&loc, "locations", 2 * r)?;
         let dy = lng - f32_at(&loc, "locations", 2 * r + 1)?;
-        *slot = fv(dx.mul_add(dx, dy * dy).sqrt());
+        *slot = fl(dx.mul_add(dx, dy * dy).sqrt());
     }
     Ok(vec![expected("distances", out)])
 }
@@ -167,14 +151,14 @@ pub(crate) fn bpnn_adjust(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         for (k, &dk) in delta.iter().enumerate().take(hid + 1).skip(1) {
             let idx = j * cols + k;
             let dw = (ETA * dk).mul_add(lyj, MOMENTUM * o0[idx]);
-            w[idx] = fv(w0[idx] + dw);
-            oldw[idx] = fv(dw);
+            w[idx] = fl(w0[idx] + dw);
+            oldw[idx] = fl(dw);
         }
     }
     for k in 1..=hid {
         let db = delta[k].mul_add(ETA, MOMENTUM * o0[k]);
-        w[k] = fv(w0[k] + db);
-        oldw[k] = fv(db);
+        w[k] = fl(w0[k] + db);
+        oldw[k] = fl(db);
     }
     Ok(vec![expected("w", w), expected("oldw", oldw)])
 }
@@ -205,7 +189,7 @@ pub(crate) fn spmv_jds(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
         if std::mem::replace(&mut seen[r], true) {
             return Err(shape(format!("perm repeats row {r}")));
         }
-        dst[r] = fv(sum);
+        dst[r] = fl(sum);
     }
     Ok(vec![expected("dst", dst)])
 }
@@ -246,7 +230,7 @@ pub(crate) fn md_lj(c: &RefCtx) -> Result<Vec<Expected>, RefError> {
             }
         }
         for (a, v) in f.into_iter().chain([0.0]).enumerate() {
-            force[4 * i + a] = fv(v);
+            force[4 * i + a] = fl(v);
         }
     }
     Ok(vec![expected("force", force)])
