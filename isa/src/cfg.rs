@@ -9,7 +9,7 @@
 use petgraph::algo::dominators;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::inst::{flag, Op, Opnd};
+use crate::inst::{flag, Inst, Op, Opnd};
 use crate::program::{Block, Program, RECONV_EXIT};
 
 /// Successor instruction indices of the branch at `pc` (not counting fall-through).
@@ -33,11 +33,14 @@ fn ends_block(op: Op) -> bool {
 }
 
 /// Whether control can fall through the instruction to the next one, for reconvergence: a
-/// machine-code call (`flag::SUBROUTINE`) returns there.
-fn falls_through(p: &Program, pc: usize) -> bool {
-    let i = &p.insts[pc];
+/// machine-code call that returns (`call_returns`) comes back there.
+fn falls_through(p: &Program, pc: usize, end: usize) -> bool {
+    passes(&p.insts[pc]) || call_returns(p, pc, end)
+}
+
+/// Whether control can go on to the next instruction, calls aside.
+fn passes(i: &Inst) -> bool {
     match i.op {
-        Op::Bra if i.m.has(flag::SUBROUTINE) => true,
         Op::Bra | Op::Ret | Op::Exit | Op::Trap => i.guard.is_some(),
         Op::BrxIdx => false,
         _ => true,
@@ -45,10 +48,41 @@ fn falls_through(p: &Program, pc: usize) -> bool {
 }
 
 /// Whether the instruction leaves the code: `ret`, `exit`, `trap`, and a machine-code return
-/// (`flag::SUBROUTINE`), whose return points the call's fall-through already stands for.
+/// (`flag::SUBROUTINE`), whose return points the calls' fall-throughs stand for.
 fn leaves(p: &Program, pc: usize) -> bool {
     let i = &p.insts[pc];
     matches!(i.op, Op::Ret | Op::Exit | Op::Trap) || (i.op == Op::BrxIdx && i.m.has(flag::SUBROUTINE))
+}
+
+/// Whether the instruction at `pc` is a machine-code call (`flag::SUBROUTINE` on a `bra`) whose
+/// code reaches a machine-code return before `end`. ptxas also "calls" code that only exits
+/// (sm_80's `@P0 CALL.REL` to an `EXIT` closing a loop): such a call is a branch.
+fn call_returns(p: &Program, pc: usize, end: usize) -> bool {
+    let i = &p.insts[pc];
+    if i.op != Op::Bra || !i.m.has(flag::SUBROUTINE) {
+        return false;
+    }
+    let mut seen = vec![false; end];
+    let mut todo: Vec<usize> = targets(p, pc).into_iter().map(|t| t as usize).collect();
+    while let Some(at) = todo.pop() {
+        if at >= end || std::mem::replace(&mut seen[at], true) {
+            continue;
+        }
+        let j = &p.insts[at];
+        if j.op == Op::BrxIdx && j.m.has(flag::SUBROUTINE) {
+            return true;
+        }
+        // A nested call is taken to return (to the next instruction); a jump goes on at its
+        // targets.
+        let call = j.op == Op::Bra && j.m.has(flag::SUBROUTINE);
+        if !call {
+            todo.extend(targets(p, at).into_iter().map(|t| t as usize));
+        }
+        if call || passes(j) {
+            todo.push(at + 1);
+        }
+    }
+    false
 }
 
 /// Basic blocks of the whole program and the reconvergence point of every instruction.
@@ -86,9 +120,10 @@ pub fn analyze(p: &Program) -> (Vec<Block>, Vec<u32>) {
         let exit = nodes[fb.len()];
         for (bi, b) in fb.iter().enumerate() {
             let last = b.end as usize - 1;
-            // A machine-code call's and return's targets are not edges here (see `falls_through`
-            // and `leaves`).
-            if !p.insts[last].m.has(flag::SUBROUTINE) {
+            // A returning machine-code call's target and a machine-code return's return points
+            // are not edges here (see `falls_through` and `leaves`).
+            let ret = p.insts[last].op == Op::BrxIdx && p.insts[last].m.has(flag::SUBROUTINE);
+            if !ret && !call_returns(p, last, e) {
                 for t in targets(p, last) {
                     if (s..e).contains(&(t as usize)) {
                         g.add_edge(nodes[block_of(t)], nodes[bi], ());
@@ -98,7 +133,7 @@ pub fn analyze(p: &Program) -> (Vec<Block>, Vec<u32>) {
             if leaves(p, last) {
                 g.add_edge(exit, nodes[bi], ());
             }
-            if falls_through(p, last) {
+            if falls_through(p, last, e) {
                 if bi + 1 < fb.len() {
                     g.add_edge(nodes[bi + 1], nodes[bi], ());
                 } else {

@@ -405,6 +405,26 @@ fn a_branch_around_a_call_reconverges_at_its_bsync() {
 }
 
 #[test]
+fn a_call_that_never_returns_is_a_branch() {
+    // sm_80's ptxas closes a loop with `@P0 CALL.REL` to code that only exits: the call is the
+    // loop's exit, so the lanes leaving it early wait for the others there and the shuffle
+    // after it sees the whole warp (lane t loops t + 1 times).
+    let body = "MOV R5, RZ
+        .L_x_loop:
+        IADD3 R5, R5, 0x1, RZ
+        ISETP.GT.U32.AND P0, PT, R5, R0, PT
+        @P0 CALL.REL.NOINC `(.L_x_done)
+        BRA `(.L_x_loop)
+        .L_x_done:
+        SHFL.BFLY PT, R5, R5, 0x10, 0x1f";
+    let (got, executed) = run(body);
+    let want: Vec<u32> = (0..32).map(|t: u32| (t ^ 16) + 1).collect();
+    assert_eq!(got, want);
+    // The SHFL (instruction 10) runs once.
+    assert_eq!(executed[10], 1);
+}
+
+#[test]
 fn unlowered_opcodes_and_faults_are_located() {
     let e = lower("VABSDIFF R4, R4, R4, RZ\nMOV R5, RZ").unwrap_err();
     assert_eq!((e.kernel.as_str(), e.pc, e.opcode.as_str()), ("k", 0x50, "VABSDIFF"));
