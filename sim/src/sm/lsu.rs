@@ -328,7 +328,8 @@ impl Sm {
         let mut token = None;
         let mut reqs = 0;
         // The tag stage takes a load's or store's lines in turn (`l1.lines_per_cycle`, and the
-        // data stage's sectors): each line's hit, or its miss, starts in its own cycle.
+        // data stage's sectors): each line's hit, or its miss, starts in its own cycle. An
+        // atomic's lines leave together (DESIGN.md, "Request rate": staggered, the fits got worse).
         let (lpc, spc) = (self.cfg.l1.lines_per_cycle.max(1) as u64, self.cfg.l1.sectors_per_cycle.max(1) as u64);
         let mut sectors_before = 0u64;
         for (ti, t) in txns.iter().enumerate() {
