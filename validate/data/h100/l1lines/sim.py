@@ -2,7 +2,7 @@
 """The model's rows of l1lines.csv: runs l1lines.cu's kernel (from its PTX) in warpsim for every
 configuration the device program runs, with --dump, and reduces the per-warp records the same way.
 Usage: python3 sim.py WARPSIM PTX ARCH OUTCSV [extra warpsim args...]"""
-import os, struct, subprocess, sys, tempfile
+import os, shutil, struct, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 warpsim, ptx, arch, out = sys.argv[1:5]
@@ -64,6 +64,7 @@ scalar = {{ dtype = "s32", value = {dep}, name = "dep" }}
     if r.returncode != 0:
         return f"# {name}: {r.stderr.strip()[:300]}"
     rec = open(os.path.join(d, "rec.bin"), "rb").read()
+    shutil.rmtree(d)  # --dump writes every buffer: mode 3's table is 1 GiB
     vals = struct.unpack(f"<{len(rec) // 8}q", rec)
     lo, hi, cnt = {}, {}, {}
     for k in range(132 * w):
@@ -81,6 +82,7 @@ scalar = {{ dtype = "s32", value = {dep}, name = "dep" }}
 
 with ThreadPoolExecutor(max_workers=os.cpu_count()) as ex:
     rows = list(ex.map(run, configs))
+shutil.rmtree(tmp)
 with open(out, "w") as f:
     f.write("mode,dep,n,warps_per_sm,iters,sms,lines_per_cycle_median,lines_per_cycle_min,lines_per_cycle_max,cycles_per_load_median\n")
     f.write("\n".join(rows) + "\n")
