@@ -385,3 +385,24 @@ fn a_global_atomic_drops_its_line_from_the_l1() {
     assert_eq!((plain_l1, after_l1), (64.0 * 8.0, 64.0 * 8.0));
     assert_eq!(after - plain, 4.0 * 64.0, "{plain} {after}");
 }
+
+#[test]
+fn a_load_over_more_lines_waits_for_its_last_line() {
+    // The L1's tag stage takes a warp load's lines one per cycle (`l1.lines_per_cycle`), and
+    // each line's hit is ready `l1.latency` after its own turn: a chain of loads over 32 lines
+    // (L1 hits) takes about 31 cycles more per load than over one (33 here; 2 when the lines
+    // all left together). An H100 waits ~2.2 cycles more per further line, L2 hits
+    // (validate/data/h200/gatherlat).
+    let cycles = |n: u64| {
+        let iters = 200u64;
+        let mut g = Gpu::new(1);
+        let buf = g.upload("buf", 128 * 32, &[]);
+        let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+        let k = g.kernel(program("chain_lines"), dims, params(&[(buf, 8), (n, 4), (iters, 4)])).unwrap();
+        let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
+        run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
+    };
+    let (one, all) = (cycles(1), cycles(32));
+    let per_load = (all - one) as f64 / 200.0;
+    assert!((30.0..=35.0).contains(&per_load), "{one} {all}: {per_load} cycles more per load");
+}

@@ -327,8 +327,15 @@ impl Sm {
         let mut ready = l1_start + self.cfg.l1.latency as u64;
         let mut token = None;
         let mut reqs = 0;
+        // The tag stage takes a load's or store's lines in turn (`l1.lines_per_cycle`, and the
+        // data stage's sectors): each line's hit, or its miss, starts in its own cycle. An
+        // atomic's lines leave together (DESIGN.md, "Request rate": staggered, the fits got worse).
+        let (lpc, spc) = (self.cfg.l1.lines_per_cycle.max(1) as u64, self.cfg.l1.sectors_per_cycle.max(1) as u64);
+        let mut sectors_before = 0u64;
         for (ti, t) in txns.iter().enumerate() {
             let shape = atom_shape.get(ti).copied().unwrap_or_default();
+            let line_start = if atomic { l1_start } else { l1_start + (ti as u64 / lpc).max(sectors_before / spc) };
+            sectors_before += u64::from(self.l1.blocks(t.sectors));
             let (hit, miss, line_ready) = self.l1_lookup(t, cacheable, write, local);
             if !local && !atomic {
                 self.stats.l1_hit_sectors_global += u64::from(self.l1.blocks(hit));
@@ -339,7 +346,7 @@ impl Sm {
                 if line_ready == PENDING {
                     merged = true;
                 } else {
-                    ready = ready.max(line_ready);
+                    ready = ready.max(line_ready).max(line_start + self.cfg.l1.latency as u64);
                 }
             }
             if miss == 0 && !merged {
@@ -350,14 +357,14 @@ impl Sm {
                 token = Some(self.new_token(Token { warp: wi, regs: Vec::new(), outstanding: 0, ready, dep, actions: Vec::new(), group: None, sb: None }));
             }
             if miss != 0 {
-                let req = MemReq { t: l1_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops: shape.rounds, words: shape.words, lookups: shape.lookups, partial: shape.partial, red: self.table.insts[pc as usize].red };
+                let req = MemReq { t: line_start, sm: self.id, line: t.line, sectors: miss, full: if write { t.full_sectors() } else { 0 }, kind: req_kind, ops: shape.rounds, words: shape.words, lookups: shape.lookups, partial: shape.partial, red: self.table.insts[pc as usize].red };
                 // A request whose data comes back holds a miss slot until it does.
                 self.mshr_sent += u32::from(needs_data);
                 self.outbox.push(OutReq { req, token: if needs_data { token } else { None }, mshr: needs_data });
                 reqs += 1;
             } else if let Some(tk) = token {
                 // Wait for the outstanding fill of this line (completed in `deliver`).
-                self.mshr_waiters.entry(t.line).or_default().push((tk, l1_start));
+                self.mshr_waiters.entry(t.line).or_default().push((tk, line_start));
                 reqs += 1;
             }
         }
