@@ -1,10 +1,11 @@
 //! Published figures against the presets: the dataset of microbenchmark figures the papers
 //! report (`validate/data/published/*.toml`: value, unit, GPU, preset, paper, table or figure,
-//! confidence P/R/S/U as `../shared/reference/published-microbenchmarks.md` labels them), each
+//! confidence P/R/S/U as `../shared/reference/published-microbenchmarks.md` labels them, M for
+//! this project's own measurements of the hardware), each
 //! tied to a `group:micro` workload whose `[figure]` table turns simulated cycles into the
 //! paper's unit. [`compare`] simulates every anchor's workload on its preset (sized for that
 //! preset's caches) and gives published vs simulated with the error; [`summarise`] counts, per
-//! preset, the primary and reproduced (P/R) anchors within 10% and 25%; [`figures`] draws one
+//! preset, the primary, reproduced and measured (P/R/M) anchors within 10% and 25%; [`figures`] draws one
 //! page per generation (simulated ÷ published per figure, a line at 1).
 
 use std::collections::BTreeMap;
@@ -27,12 +28,15 @@ pub enum Confidence {
     S,
     /// Recalled, unverified.
     U,
+    /// Measured by this project on the hardware: a dataset under `validate/data`, which
+    /// `source` names.
+    M,
 }
 
 impl Confidence {
-    /// P and R: the anchors a preset must reproduce.
+    /// P, R and M: the anchors a preset must reproduce.
     pub fn anchors(self) -> bool {
-        matches!(self, Confidence::P | Confidence::R)
+        matches!(self, Confidence::P | Confidence::R | Confidence::M)
     }
 }
 
@@ -61,6 +65,17 @@ pub struct Anchor {
     pub source: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// A measurement of this project that contradicts the figure (where it is and what it
+    /// reads): the figure is still simulated and shown, but no longer counted as an anchor.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub superseded: String,
+}
+
+impl Anchor {
+    /// Whether the preset must reproduce it: a P, R or M figure nothing here contradicts.
+    pub fn counts(&self) -> bool {
+        self.confidence.anchors() && self.superseded.is_empty()
+    }
 }
 
 #[derive(Deserialize)]
@@ -223,17 +238,17 @@ pub fn compare(p: &Published, presets: &[String], threads: usize) -> Result<Vec<
         .collect())
 }
 
-/// One preset's agreement with its P/R anchors.
+/// One preset's agreement with its P/R/M anchors.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub preset: String,
-    /// P and R anchors.
+    /// P, R and M anchors (not superseded).
     pub anchors: usize,
     pub within_10: usize,
     pub within_25: usize,
-    /// The P/R anchor with the largest |error|, and the error (percent).
+    /// The P/R/M anchor with the largest |error|, and the error (percent).
     pub worst: Option<(String, f64)>,
-    /// S and U figures compared but not counted.
+    /// S, U and superseded figures compared but not counted.
     pub unanchored: usize,
 }
 
@@ -246,7 +261,7 @@ pub fn summarise(rows: &[Row]) -> Vec<Summary> {
             out.len() - 1
         });
         let s = &mut out[i];
-        if !r.anchor.confidence.anchors() {
+        if !r.anchor.counts() {
             s.unanchored += 1;
             continue;
         }
@@ -263,7 +278,7 @@ pub fn summarise(rows: &[Row]) -> Vec<Summary> {
 
 /// The markdown tables: the per-preset summary, then every anchor.
 pub fn markdown(rows: &[Row]) -> String {
-    let mut s = String::from("| preset | P/R anchors | within 10% | within 25% | worst | S/U (not counted) |\n|---|---|---|---|---|---|\n");
+    let mut s = String::from("| preset | P/R/M anchors | within 10% | within 25% | worst | S/U/superseded (not counted) |\n|---|---|---|---|---|---|\n");
     for x in summarise(rows) {
         let worst = x.worst.map_or("-".to_string(), |(f, e)| format!("{f} {e:+.1}%"));
         s += &format!("| {} | {} | {} | {} | {worst} | {} |\n", x.preset, x.anchors, x.within_10, x.within_25, x.unanchored);
@@ -271,9 +286,10 @@ pub fn markdown(rows: &[Row]) -> String {
     s += "\n| preset | figure | unit | published | simulated | error | conf. | source |\n|---|---|---|---|---|---|---|---|\n";
     for r in rows {
         let a = &r.anchor;
+        let conf = if a.superseded.is_empty() { format!("{:?}", a.confidence) } else { format!("{:?}, superseded: {}", a.confidence, a.superseded) };
         s += &format!(
-            "| {} | {} | {} | {} | {:.1} | {:+.1}% | {:?} | {}, {} |\n",
-            a.preset, a.figure, a.unit, a.value, r.simulated, r.error_pct, a.confidence, a.paper, a.source
+            "| {} | {} | {} | {} | {:.1} | {:+.1}% | {conf} | {}, {} |\n",
+            a.preset, a.figure, a.unit, a.value, r.simulated, r.error_pct, a.paper, a.source
         );
     }
     s
@@ -289,13 +305,16 @@ pub fn figures(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let mut values: Vec<BarValue> = Vec::new();
         for r in rows.iter().filter(|r| r.anchor.preset == s.preset) {
             // Two sources of one figure get one bar each: a repeated label is numbered.
-            let label = format!("{} [{:?}]", r.anchor.figure, r.anchor.confidence);
+            let mark = if r.anchor.superseded.is_empty() { "" } else { ", superseded" };
+            let label = format!("{} [{:?}{mark}]", r.anchor.figure, r.anchor.confidence);
             let seen = values.iter().filter(|v| v.group == label || v.group.starts_with(&format!("{label} ("))).count();
             let group = if seen == 0 { label } else { format!("{label} ({})", seen + 1) };
             values.push(BarValue { group, series: "simulated ÷ published".into(), value: r.simulated / r.anchor.value });
         }
-        let title = format!("{}: {} of {} P/R figures within 10%", s.preset, s.within_10, s.anchors);
-        let spec = FigureSpec::new(title, Column::Double).y_label("Simulated ÷ published (×)");
+        let title = format!("{}: {} of {} P/R/M figures within 10%", s.preset, s.within_10, s.anchors);
+        // Crowded category labels are written vertically: the figure grows with the longest.
+        let longest = values.iter().map(|v| v.group.chars().count()).max().unwrap_or(0);
+        let spec = FigureSpec::new(title, Column::Double).y_label("Simulated ÷ published (×)").height_in(2.8_f64.max(1.6 + 0.08 * longest as f64));
         let stem = dir.join(format!("published-{}", s.preset));
         bars(&values, &BarOptions { baseline: Some(1.0) }, &spec, &stem).map_err(|e| Error::Report(e.to_string()))?;
         stems.push(stem);

@@ -16,8 +16,8 @@ fn the_shipped_dataset_loads() {
     let p = shipped();
     assert!(p.anchors.len() >= 60, "{} anchors", p.anchors.len());
     for preset in ["kepler-gk110", "maxwell-gm200", "pascal-gp100", "volta-gv100", "turing-tu102", "ampere-ga100", "ada-ad102", "hopper-h100"] {
-        let n = p.anchors.iter().filter(|a| a.preset == preset && a.confidence.anchors()).count();
-        assert!(n >= 3, "{preset}: {n} P/R anchors");
+        let n = p.anchors.iter().filter(|a| a.preset == preset && a.counts()).count();
+        assert!(n >= 3, "{preset}: {n} P/R/M anchors");
     }
 }
 
@@ -73,6 +73,23 @@ fn summaries_tables_and_figures() {
     assert_eq!(s[0].within_10, within);
     let md = markdown(&rows);
     assert!(md.contains("| volta-gv100 | FFMA latency | cycles | 4 |"), "{md}");
+    // A figure a measurement here contradicts is shown, with what contradicts it, and not counted.
+    let sup = format!("{GOOD}superseded = \"validate/data/x: 5 cycles\"\n");
+    let p = Published::parse(&format!("{GOOD}\n{sup}"), Path::new("x.toml")).unwrap();
+    assert!(p.anchors[0].counts() && !p.anchors[1].counts());
+    let rows = compare(&p, &[], 2).unwrap();
+    let s = summarise(&rows);
+    assert_eq!((s[0].anchors, s[0].unanchored), (1, 1));
+    assert!(markdown(&rows).contains("P, superseded: validate/data/x: 5 cycles"));
+    let m = Published::parse(&GOOD.replace("confidence = \"P\"", "confidence = \"M\""), Path::new("x.toml")).unwrap();
+    assert!(m.anchors[0].counts());
+    // Sixteen figures with long names (turing-tu102's shape) still draw: the labels stand
+    // vertically and the figure grows to hold them (it failed as too small before).
+    let many: String = (0..16).map(|i| GOOD.replace("FFMA latency", &format!("FFMA latency with a long name, number {i}"))).collect::<Vec<_>>().join("\n");
+    let rows = compare(&Published::parse(&many, Path::new("x.toml")).unwrap(), &[], 2).unwrap();
+    let dir = std::env::temp_dir().join(format!("warpsim-published-many-{}", std::process::id()));
+    assert_eq!(figures(&rows, &dir).unwrap().len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
     let dir = std::env::temp_dir().join(format!("warpsim-published-{}", std::process::id()));
     let stems = figures(&rows, &dir).unwrap();
     assert_eq!(stems.len(), 1);
