@@ -1,7 +1,7 @@
 //! `warpsim validate published`: the shipped dataset loads and names real presets and workloads,
 //! bad files get located errors, the figures come out of real simulations in the papers' units,
 //! and the per-preset target of issue 15 holds (Kepler through Hopper H100: at least 80% of the
-//! P/R anchors within 10%, every one within 25%).
+//! P/R/M anchors within 10%, every one within 25%).
 
 use std::path::Path;
 
