@@ -63,4 +63,16 @@ pub struct Control {
     /// are outstanding.
     pub depbar: Option<(u8, u8)>,
     pub pipe: Pipe,
+    /// A math instruction's source slots (A, B, C, D): the vector register each reads from the
+    /// register file, [`NO_REG`] for none (RZ, a uniform register, a constant, an immediate, a
+    /// predicate, or not a math instruction); the scheduler charges register-bank conflicts and
+    /// keeps each warp's operand reuse cache from them.
+    pub srcs: [u8; 4],
+    /// Source slots (bit *i* = slot *i*) holding a 64-bit register pair (both registers read).
+    pub wide: u8,
+    /// Source slots (bit *i* = slot *i*) whose register the operand reuse cache keeps (`.reuse`).
+    pub reuse: u8,
 }
+
+/// No vector register in a source slot ([`Control::srcs`]).
+pub const NO_REG: u8 = 255;

@@ -17,7 +17,7 @@
 //! table). `ULDC` reads the constant cache like `LDC` but into a uniform register: ptxas gives it
 //! no scoreboard barrier, so it is a fixed-latency uniform instruction.
 
-use warpsim_isa::control::{Control, Pipe};
+use warpsim_isa::control::{Control, Pipe, NO_REG};
 
 use crate::{Instruction, Value};
 
@@ -56,6 +56,7 @@ pub fn pipe_of(opcode: &str) -> Pipe {
 /// `-hex`).
 pub fn control_of(inst: &Instruction) -> Option<Control> {
     let c = inst.control?;
+    let (srcs, wide, reuse) = source_slots(inst);
     let depbar = match (inst.opcode.as_str(), inst.operands.first().map(|o| &o.value), inst.operands.get(1).map(|o| &o.value)) {
         ("DEPBAR", Some(Value::Scoreboard(b)), Some(Value::Int(n))) if inst.has_modifier("LE") => Some((*b, (*n).clamp(0, 63) as u8)),
         _ => None,
@@ -68,7 +69,40 @@ pub fn control_of(inst: &Instruction) -> Option<Control> {
         wait_mask: c.wait_mask,
         depbar,
         pipe: pipe_of(&inst.opcode),
+        srcs,
+        wide,
+        reuse,
     })
+}
+
+/// A math instruction's source slots ([`Control::srcs`], `wide`, `reuse`): its destinations are the
+/// first operand and the predicates right after it (`ISETP P0, PT, …`, `IADD3 R4, P0, PT, …`), or
+/// a predicate and the register after it (`LOP3.LUT P0, R5, …`); the operands after them are
+/// slots A, B, C, D in order. Memory, branch and other instructions read their operands on paths
+/// of their own: no slots.
+fn source_slots(inst: &Instruction) -> ([u8; 4], u8, u8) {
+    let (mut srcs, mut wide, mut reuse) = ([NO_REG; 4], 0u8, 0u8);
+    if !matches!(pipe_of(&inst.opcode), Pipe::Fp32 | Pipe::Int | Pipe::Imul | Pipe::Fp64 | Pipe::Fp16) {
+        return (srcs, wide, reuse);
+    }
+    let ops = &inst.operands;
+    let mut first = 1;
+    if matches!(ops.first().map(|o| &o.value), Some(Value::Pred(_))) && matches!(ops.get(1).map(|o| &o.value), Some(Value::Reg(_))) {
+        first = 2;
+    }
+    while matches!(ops.get(first).map(|o| &o.value), Some(Value::Pred(_))) && !ops.get(first).is_some_and(|o| o.not) && first < 3 {
+        first += 1;
+    }
+    for (slot, o) in ops.iter().skip(first).take(4).enumerate() {
+        if let Value::Reg(r) = o.value {
+            if !r.uniform && r.index != crate::Reg::RZ {
+                srcs[slot] = r.index;
+                wide |= u8::from(o.modifiers.iter().any(|m| m == "64")) << slot;
+                reuse |= u8::from(o.reuse) << slot;
+            }
+        }
+    }
+    (srcs, wide, reuse)
 }
 
 #[cfg(test)]
@@ -131,5 +165,23 @@ mod tests {
         assert_eq!((c.stall, c.wait_mask, c.pipe, c.depbar), (5, 1, Pipe::Imul, None));
         let c = decoded("DEPBAR.LE SB0, 0x1", 0x000fe20000000000_000080000000791a);
         assert_eq!(c.depbar, Some((0, 1)));
+    }
+
+    #[test]
+    fn source_slots_follow_the_destinations() {
+        let slots = |text: &str| source_slots(&crate::parse::parse_instruction(text, text, 1).expect("parses"));
+        const N: u8 = NO_REG;
+        // code_chain's FFMA: A = R6, B = R2, C = R3.
+        assert_eq!(slots("FFMA R6, R6, R2, R3"), ([6, 2, 3, N], 0, 0));
+        // RZ, uniform registers and immediates are no register reads; `.reuse` marks its slot.
+        assert_eq!(slots("FFMA R20, R20, UR5, 0.5"), ([20, N, N, N], 0, 0));
+        assert_eq!(slots("FFMA R14, R14, R2.reuse, R3.reuse"), ([14, 2, 3, N], 0, 0b110));
+        // Predicate destinations before the sources; a predicate source stays a (non-register) slot.
+        assert_eq!(slots("ISETP.NE.AND P1, PT, R6, RZ, PT"), ([6, N, N, N], 0, 0));
+        assert_eq!(slots("IADD3 R4, P0, PT, R2, R3, RZ"), ([2, 3, N, N], 0, 0));
+        assert_eq!(slots("LOP3.LUT P0, R5, R7, 0x3, RZ, 0xc0, !PT"), ([7, N, N, N], 0, 0));
+        // A 64-bit source reads both registers of its pair; memory instructions have no slots.
+        assert_eq!(slots("DFMA R4, R6.64, R8.64, RZ"), ([6, 8, N, N], 0b11, 0));
+        assert_eq!(slots("LDG.E R9, desc[UR4][R2.64]"), ([N; 4], 0, 0));
     }
 }

@@ -95,6 +95,10 @@ pub struct Sm {
     pub sub_partitions: u32,
     /// Warp instructions each sub-partition's scheduler issues per cycle (count).
     pub issue_width: u32,
+    /// Machine code: banks of the register file, one read per bank per cycle: a math
+    /// instruction whose source registers need more reads of one bank holds its sub-partition's
+    /// dispatch a cycle per further read; 0: no bank conflicts (count).
+    pub register_banks: u32,
     /// Resident warps per SM (count).
     pub max_warps: u32,
     /// Resident CTAs per SM (count).

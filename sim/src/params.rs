@@ -307,6 +307,8 @@ fn build() -> Vec<Param> {
             .rule("≤ sm.count", |c| (c.sm.gpcs > c.sm.count).then(|| format!("must not exceed sm.count ({})", c.sm.count))),
         int("sm.sub_partitions", "count", 1, 64, Timing, "Sub-partitions (processing blocks) per SM, each with its own scheduler"),
         int("sm.issue_width", "instructions/cycle", 1, 64, Timing, "Warp instructions each sub-partition's scheduler issues per cycle"),
+        int("sm.register_banks", "banks", 0, 4, Timing, "Machine code: register-file banks (register index mod banks), one read each per cycle; a math instruction needing more reads of one bank holds dispatch a cycle per further read (0: no conflicts)")
+            .rule("divides 4", |c| (c.sm.register_banks == 3).then(|| "banks are counted by register index mod 4: 0, 1, 2 or 4".to_string())),
         int("sm.max_warps", "warps", 1, 1024, Timing, "Resident warps per SM; also `%nwarpid`")
             .rule("≥ sm.sub_partitions", |c| (c.sm.max_warps < c.sm.sub_partitions).then(|| "must be at least sm.sub_partitions".to_string())),
         int("sm.max_ctas", "CTAs", 1, 1024, Timing, "Resident CTAs per SM"),

@@ -30,7 +30,7 @@ mod tensor;
 
 use std::sync::Arc;
 
-use warpsim_isa::control::Pipe as Unit;
+use warpsim_isa::control::{Control, Pipe as Unit, NO_REG};
 
 use crate::cache::SectorCache;
 use crate::coalescer::{Txn, LINE, SECTOR};
@@ -117,6 +117,8 @@ struct TWarp {
     /// instruction again to read the phase, which the hardware does inside the one suspended
     /// instruction, so the second pass is not counted (ncu counts one per wait: tma_latency).
     resumes_wait: bool,
+    /// Machine code: the register the operand reuse cache holds per source slot ([`NO_REG`]).
+    reuse_cache: [u8; 4],
 }
 
 /// A resident CTA: its cluster (in the GPC's arena), its rank there, and its warps.
@@ -205,7 +207,7 @@ impl Sm {
             warps: Vec::new(),
             resident: 0,
             ctas: Vec::new(),
-            sps: (0..nsp).map(|_| SubPart { warps: Vec::new(), last: 0, pipe_free: [0; NUNITS] }).collect(),
+            sps: (0..nsp).map(|_| SubPart { warps: Vec::new(), last: 0, pipe_free: [0; NUNITS], dispatch_free: 0 }).collect(),
             tokens: Vec::new(),
             free_tokens: Vec::new(),
             outbox: Vec::new(),
@@ -325,6 +327,7 @@ impl Sm {
             sb_dep: [Dep::None; 6],
             yielded: false,
             resumes_wait: false,
+            reuse_cache: [NO_REG; 4],
         });
         self.next_age += 1;
         self.sps[sp].warps.push(wi);
@@ -360,6 +363,9 @@ impl Sm {
         }
         let mut issued = false;
         for sp in 0..self.sps.len() {
+            if self.sps[sp].dispatch_free > self.now {
+                continue;
+            }
             for _ in 0..width {
                 match self.pick(sp) {
                     Some(wi) => {
@@ -421,6 +427,12 @@ impl Sm {
         }
         let done = if token.is_some() { None } else { Some(now + lat) };
         let ctl = self.table.ctl.get(pc as usize).copied();
+        if let (Some(c), Some(tw)) = (&ctl, self.warps[wi].as_mut()) {
+            let extra = bank_conflict_cycles(c, &mut tw.reuse_cache, self.cfg.sm.register_banks);
+            if extra > 0 {
+                self.sps[sp].dispatch_free = now + 1 + extra;
+            }
+        }
         match ctl {
             Some(c) => self.set_barriers(wi, &c, done, dep, p.latency as u64),
             None => self.set_registers(wi, pc, done, dep, cost.max(if cost == 0 { 0 } else { 1 }) + spill_ops),
@@ -697,5 +709,73 @@ impl Sm {
             let turn = tw.w.state == WarpState::Ready && tw.next != PENDING;
             Some((&c.ctas[slot.rank], &tw.w, turn))
         })
+    }
+}
+
+/// Further cycles a machine instruction holds its sub-partition's dispatch to read its source
+/// registers from `banks` register-file banks (register index mod `banks`), one read per bank
+/// per cycle (0 banks: none), and the warp's operand reuse cache after it. A slot whose register
+/// the cache holds reads no bank; each slot the instruction reads a register through keeps it
+/// in the cache when marked `.reuse` and drops it otherwise; slots it does not read keep theirs
+/// (the H200 shows no dispatch stall for `ffma_ilp8`, whose reused multiplicands outlive an
+/// `ISETP` between two FFMAs).
+fn bank_conflict_cycles(c: &Control, cache: &mut [u8; 4], banks: u32) -> u64 {
+    let mut per_bank = [0u64; 4];
+    let mut read = [NO_REG; 8];
+    let mut n = 0;
+    for (slot, &r) in c.srcs.iter().enumerate() {
+        if r == NO_REG {
+            continue;
+        }
+        if cache[slot] != r {
+            let pair = [Some(r), (c.wide >> slot & 1 == 1).then(|| r.wrapping_add(1))];
+            for reg in pair.into_iter().flatten() {
+                if !read[..n].contains(&reg) {
+                    read[n] = reg;
+                    n += 1;
+                    if banks > 0 {
+                        per_bank[reg as usize % banks as usize] += 1;
+                    }
+                }
+            }
+        }
+        cache[slot] = if c.reuse >> slot & 1 == 1 { r } else { NO_REG };
+    }
+    per_bank.iter().max().map_or(0, |&m| m.saturating_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use warpsim_isa::control::{Control, Pipe, NO_REG};
+
+    use super::bank_conflict_cycles;
+
+    fn ctl(srcs: [u8; 4], wide: u8, reuse: u8) -> Control {
+        Control { stall: 1, yields: false, write_barrier: None, read_barrier: None, wait_mask: 0, depbar: None, pipe: Pipe::Fp32, srcs, wide, reuse }
+    }
+
+    #[test]
+    fn a_bank_read_twice_costs_a_cycle_unless_the_reuse_cache_has_it() {
+        const N: u8 = NO_REG;
+        let mut cache = [N; 4];
+        // code_chain's FFMA R6, R6, R2, R3: R6 and R2 in bank 0 of two.
+        assert_eq!(bank_conflict_cycles(&ctl([6, 2, 3, N], 0, 0), &mut cache, 2), 1);
+        assert_eq!(bank_conflict_cycles(&ctl([6, 2, 3, N], 0, 0), &mut cache, 4), 1, "6 and 2 share bank 2 of four too");
+        assert_eq!(bank_conflict_cycles(&ctl([5, 2, 3, N], 0, 0), &mut cache, 4), 0);
+        assert_eq!(bank_conflict_cycles(&ctl([6, 2, 3, N], 0, 0), &mut cache, 0), 0, "no banks modelled");
+        // A register in two slots is read once.
+        assert_eq!(bank_conflict_cycles(&ctl([5, 5, N, N], 0, 0), &mut cache, 2), 0);
+        // ffma_ilp8: R2 and R3 kept (`.reuse`), an ISETP reading R6 in slot A between, then the
+        // next FFMA reads only R14 from the banks.
+        assert_eq!(bank_conflict_cycles(&ctl([20, 2, 3, N], 0, 0b110), &mut cache, 2), 1);
+        assert_eq!(cache, [N, 2, 3, N]);
+        assert_eq!(bank_conflict_cycles(&ctl([6, N, N, N], 0, 0), &mut cache, 2), 0);
+        assert_eq!(bank_conflict_cycles(&ctl([14, 2, 3, N], 0, 0b110), &mut cache, 2), 0);
+        // The same register in another slot is not a hit; a slot read without `.reuse` drops it.
+        assert_eq!(bank_conflict_cycles(&ctl([2, 4, N, N], 0, 0), &mut cache, 2), 1);
+        assert_eq!(cache, [N, N, 3, N]);
+        // A 64-bit pair reads both banks.
+        let mut cache = [N; 4];
+        assert_eq!(bank_conflict_cycles(&ctl([6, 8, N, N], 0b11, 0), &mut cache, 2), 1);
     }
 }

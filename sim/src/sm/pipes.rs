@@ -203,6 +203,8 @@ pub(super) struct SubPart {
     pub(super) warps: Vec<usize>,
     pub(super) last: usize,
     pub(super) pipe_free: [u64; NUNITS],
+    /// Cycle the dispatch is free again after an instruction's register-bank conflicts.
+    pub(super) dispatch_free: u64,
 }
 
 impl SubPart {

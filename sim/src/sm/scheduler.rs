@@ -3,8 +3,9 @@
 //!
 //! A warp is eligible when it is not asleep (barrier, mbarrier, copy group), its next
 //! instruction's operands are ready by the scoreboard (`next`), the pipe it issues to is free,
-//! and, for a load that may miss, one of the L1's miss slots is free. When no warp is eligible
-//! the SM's clock skips to `next_event`, the earliest cycle any could be.
+//! and, for a load that may miss, one of the L1's miss slots is free; nothing issues on a
+//! sub-partition while its dispatch reads an earlier instruction's conflicting register banks.
+//! When no warp is eligible the SM's clock skips to `next_event`, the earliest cycle any could be.
 
 use crate::config::SchedulerPolicy;
 use crate::warp::WarpState;
@@ -24,7 +25,7 @@ impl Sm {
                 if let Some(tw) = &self.warps[wi] {
                     if tw.w.state == WarpState::Ready && tw.next != PENDING {
                         let needs = slot > 0 && tw.needs_mshr;
-                        t = t.min(tw.next.max(sp.free_at(tw.unit)).max(if needs { slot } else { 0 }));
+                        t = t.min(tw.next.max(sp.free_at(tw.unit)).max(sp.dispatch_free).max(if needs { slot } else { 0 }));
                     }
                 }
             }
