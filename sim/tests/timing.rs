@@ -24,6 +24,7 @@ fn cfg() -> ArchConfig {
             gpcs: 2,
             sub_partitions: 4,
             issue_width: 1,
+            register_banks: 2,
             max_warps: 64,
             max_ctas: 32,
             max_threads: 2048,
