@@ -114,7 +114,8 @@ fn dump_config_reproduces_the_run() {
 }
 
 /// Keys read only in SASS mode (sim/tests/knobs.rs lists them as SASS_ONLY) move a committed
-/// listing's run, halved and doubled: `pipes.lsu.latency` vector_add's, the indirect-branch
+/// listing's run, halved and doubled: `pipes.lsu.latency` vector_add's, `sm.register_banks`
+/// ffma_tput's (one bank: every second read conflicts; four: fewer do), the indirect-branch
 /// costs switch_table_d2's (the BRX jump tables are ptxas's: its PTX has a tree of BRAs), and
 /// the mbarrier wake mbarrier_pingpong's (PTX mode's wake is `misc.mbarrier_latency`).
 #[test]
@@ -128,6 +129,7 @@ fn sass_mode_reads_its_own_keys() {
     };
     let rows = [
         ("pipes.lsu.latency", 4, "vector_add"),
+        ("sm.register_banks", 2, "ffma_tput"),
         ("misc.indexed_branch_cycles", 95, "switch_table_d2"),
         ("misc.indexed_branch_split_cycles", 130, "switch_table_d2"),
         ("misc.indexed_branch_issue_cycles", 7, "switch_table_d2"),

@@ -158,7 +158,7 @@ const NOT_TIMED: &[(&str, &str)] = &[
 ];
 
 /// Numeric keys only SASS mode reads; tests/run_cli.rs moves them with `--isa sass`.
-const SASS_ONLY: &[&str] = &["pipes.lsu.latency", "misc.mbarrier_wake_latency", "misc.indexed_branch_cycles", "misc.indexed_branch_split_cycles", "misc.indexed_branch_issue_cycles"];
+const SASS_ONLY: &[&str] = &["pipes.lsu.latency", "sm.register_banks", "misc.mbarrier_wake_latency", "misc.indexed_branch_cycles", "misc.indexed_branch_split_cycles", "misc.indexed_branch_issue_cycles"];
 
 /// What a run produced: cycles and counters, or the error that stopped it.
 #[derive(PartialEq, Debug)]
