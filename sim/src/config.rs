@@ -208,6 +208,9 @@ pub struct L1 {
     /// Lines the L1 looks up per cycle: a warp access touching many lines takes one tag
     /// lookup each (count).
     pub lines_per_cycle: u32,
+    /// Further cycles the tag stage takes for a load or store whose lanes touch more than two
+    /// lines, beyond its lines' turns (cycles).
+    pub request_cycles: u32,
     /// Cycles each line of a global reduction (`RED`, or an atomic whose result nothing reads)
     /// takes at the L1's stage on its way to the L2: one whose lanes touch 32 lines holds the
     /// stage 32 times this, and the SM's loads and stores queue behind it. Returning atomics

@@ -383,6 +383,7 @@ fn build() -> Vec<Param> {
         int("l1.mshrs", "count", 1, 65536, Timing, "Miss slots per SM: loads and atomics whose data returns in flight at once; a global or local load or atomic issues only while one is free"),
         int("l1.sectors_per_cycle", "sectors/cycle", 1, 4096, Timing, "Sectors the L1 returns per cycle"),
         int("l1.lines_per_cycle", "lines/cycle", 1, 4096, Timing, "Lines the L1 looks up per cycle: a warp access touching many lines takes one tag lookup each"),
+        int("l1.request_cycles", "cycles", 0, 4096, Timing, "Further cycles the L1's tag stage takes for a load or store whose lanes touch more than two lines, beyond one lookup per line"),
         float("l1.atomic_line_cycles", "cycles", (1e-3, 1e4), None, Timing, "Cycles each line of a global reduction (RED) takes at the L1's stage on its way to the L2 (loads and stores queue behind it; returning atomics take l1.lines_per_cycle)"),
         int("l1.fixed_kib", "KiB", 0, 4096, Timing, "Fixed L1 size for generations without a unified L1/shared array (0: unified)")
             .rule("0 when sm.unified_l1_kib is set", |c| {

@@ -82,6 +82,7 @@ const ROWS: &[Row] = &[
     ("l1.mshrs", H200, "gather_1m", &[]),
     ("l1.sectors_per_cycle", H200, "gather_1m", &[]),
     ("l1.lines_per_cycle", H200, "gather_1m", &[]),
+    ("l1.request_cycles", H200, "gather_1m", &[]),
     ("l1.atomic_line_cycles", H200, "red_lines_4096_g16", &[]),
     ("l1.fixed_kib", "maxwell-gm200", "gather_1m", &[]),
     ("l2.slices", H200, "gather_1m", &[]),

@@ -58,7 +58,7 @@ fn cfg() -> ArchConfig {
         },
         tensor: Tensor { fp16_fma_per_cycle: 2048, wgmma_base_latency: 43, wgmma_n_divisor: 2 },
         smem: SharedMem { banks: 32, bank_bytes: 4, latency: 29, wavefront_cycles: 2, bank_cycles: 1, wide_bytes_per_cycle: 128, half_warp: false },
-        l1: L1 { sector: 32, assoc: 4, latency: 38, mshrs: 256, sectors_per_cycle: 4, lines_per_cycle: 1, atomic_line_cycles: 1.0, fixed_kib: 0, store_allocate: true },
+        l1: L1 { sector: 32, assoc: 4, latency: 38, mshrs: 256, sectors_per_cycle: 4, lines_per_cycle: 1, request_cycles: 0, atomic_line_cycles: 1.0, fixed_kib: 0, store_allocate: true },
         l2: L2 {
             size_kib: 61440,
             slices: 96,
@@ -406,4 +406,26 @@ fn a_load_over_more_lines_waits_for_its_last_line() {
     let (one, all) = (cycles(1), cycles(32));
     let per_load = (all - one) as f64 / 200.0;
     assert!((30.0..=35.0).contains(&per_load), "{one} {all}: {per_load} cycles more per load");
+}
+
+#[test]
+fn a_load_over_more_than_two_lines_holds_the_tag_stage_longer() {
+    // 32 warps chain loads over n lines (L1 hits), so the tag stage bounds them: with
+    // `l1.request_cycles` = 2 an 8-line load holds it 10 cycles instead of 8 (an H100 takes
+    // about n + 2: validate/data/h100/l1lines); a two-line load keeps its two.
+    let cycles = |n: u64, extra: u32| {
+        let iters = 200u64;
+        let mut g = Gpu::new(1);
+        let buf = g.upload("buf", 128 * 32, &[]);
+        let dims = LaunchDims { grid: [1, 1, 1], block: [1024, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+        let k = g.kernel(program("chain_lines"), dims, params(&[(buf, 8), (n, 4), (iters, 4)])).unwrap();
+        let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
+        let mut c = cfg();
+        c.l1.request_cycles = extra;
+        run(Arc::new(c), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
+    };
+    let (plain, held) = (cycles(8, 0), cycles(8, 2));
+    let ratio = held as f64 / plain as f64;
+    assert!((1.18..=1.26).contains(&ratio), "{plain} -> {held}: {ratio}");
+    assert_eq!(cycles(2, 0), cycles(2, 2));
 }

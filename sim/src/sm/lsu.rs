@@ -250,6 +250,9 @@ impl Sm {
         let lines = (txns.len() as u64).div_ceil(cfg.l1.lines_per_cycle.max(1) as u64);
         // A global reduction's lines leave for the L2 one by one, slower than loads' lookups.
         let lines = if red { lines.max((txns.len() as f64 * cfg.l1.atomic_line_cycles).ceil() as u64) } else { lines };
+        // A load or store over more than two lines holds the stage a little longer than its
+        // lines' turns (`l1.request_cycles`: an H100 takes about n + 2 cycles for n lines).
+        let lines = if txns.len() > 2 && !atomic { lines + u64::from(cfg.l1.request_cycles) } else { lines };
         let l1_start = self.l1_free.max(self.now);
         self.l1_free = l1_start + sectors.div_ceil(spc).max(lines).max(1);
         (sectors, l1_start)
