@@ -387,6 +387,18 @@ fn a_global_atomic_drops_its_line_from_the_l1() {
     assert_eq!(after - plain, 4.0 * 64.0, "{plain} {after}");
 }
 
+/// Cycles of `chain_lines` on one CTA of `warps` warps: each chains 200 dependent loads whose
+/// lanes touch `n` lines (L1 hits after the first pass).
+fn chain_lines_cycles(c: ArchConfig, warps: u32, n: u64) -> u64 {
+    let iters = 200u64;
+    let mut g = Gpu::new(1);
+    let buf = g.upload("buf", 128 * 32, &[]);
+    let dims = LaunchDims { grid: [1, 1, 1], block: [32 * warps, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(program("chain_lines"), dims, params(&[(buf, 8), (n, 4), (iters, 4)])).unwrap();
+    let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
+    run(Arc::new(c), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
+}
+
 #[test]
 fn a_load_over_more_lines_waits_for_its_last_line() {
     // The L1's tag stage takes a warp load's lines one per cycle (`l1.lines_per_cycle`), and
@@ -394,15 +406,7 @@ fn a_load_over_more_lines_waits_for_its_last_line() {
     // (L1 hits) takes about 31 cycles more per load than over one (33 here; 2 when the lines
     // all left together). An H100 waits ~2.2 cycles more per further line, L2 hits
     // (validate/data/h200/gatherlat).
-    let cycles = |n: u64| {
-        let iters = 200u64;
-        let mut g = Gpu::new(1);
-        let buf = g.upload("buf", 128 * 32, &[]);
-        let dims = LaunchDims { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
-        let k = g.kernel(program("chain_lines"), dims, params(&[(buf, 8), (n, 4), (iters, 4)])).unwrap();
-        let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
-        run(Arc::new(cfg()), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
-    };
+    let cycles = |n: u64| chain_lines_cycles(cfg(), 1, n);
     let (one, all) = (cycles(1), cycles(32));
     let per_load = (all - one) as f64 / 200.0;
     assert!((30.0..=35.0).contains(&per_load), "{one} {all}: {per_load} cycles more per load");
@@ -414,15 +418,9 @@ fn a_load_over_more_than_two_lines_holds_the_tag_stage_longer() {
     // `l1.request_cycles` = 2 an 8-line load holds it 10 cycles instead of 8 (an H100 takes
     // about n + 2: validate/data/h100/l1lines); a two-line load keeps its two.
     let cycles = |n: u64, extra: u32| {
-        let iters = 200u64;
-        let mut g = Gpu::new(1);
-        let buf = g.upload("buf", 128 * 32, &[]);
-        let dims = LaunchDims { grid: [1, 1, 1], block: [1024, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
-        let k = g.kernel(program("chain_lines"), dims, params(&[(buf, 8), (n, 4), (iters, 4)])).unwrap();
-        let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
         let mut c = cfg();
         c.l1.request_cycles = extra;
-        run(Arc::new(c), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
+        chain_lines_cycles(c, 32, n)
     };
     let (plain, held) = (cycles(8, 0), cycles(8, 2));
     let ratio = held as f64 / plain as f64;
