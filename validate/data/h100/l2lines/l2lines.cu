@@ -7,7 +7,8 @@
 //
 // Each warp owns 4n lines (n = 1 ... 32: up to 16 KiB; 132 SMs x 16 warps x 16 KiB = 33 MiB, in
 // the L2 after the warm-up pass). Load q (0-3) of every iteration reads lines q*n ... q*n+n-1 of
-// the warp's set, lane l line q*n + l % n, word (l / n + it) & 7 of it: one sector per line.
+// the warp's set, lane l line q*n + l % n; its j = l / n-th lane of that line reads sector j % s of
+// it (s = 1, 2 or 4 sectors per line, n*s <= 32), word (j / s + it) & 7 of that sector.
 // mode 0: .cg (L2 hits); mode 1: plain loads of the same lines (L1 hits once warm, for scale).
 // Per warp: %smid, clock64 at the start and end of the timed pass (after an untimed warm-up pass
 // and __syncthreads). Per SM: lines per cycle = its warps' loads x n / (last end - first start).
@@ -26,24 +27,25 @@ __device__ __forceinline__ unsigned ld(const unsigned* p, int cg)
     return v;
 }
 
-extern "C" __global__ void l2lines(const unsigned* table, unsigned* sink, long long* rec, int n, int iters, int mode, int dep)
+extern "C" __global__ void l2lines(const unsigned* table, unsigned* sink, long long* rec, int n, int s, int iters, int mode, int dep)
 {
     unsigned lane = threadIdx.x & 31, warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     unsigned smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     int cg = mode == 0;
     const unsigned* set = table + (size_t)warp * 4096u;  // 16 KiB = 128 lines per warp
-    unsigned line = lane % (unsigned)n, word0 = lane / (unsigned)n;
+    unsigned line = lane % (unsigned)n, j = lane / (unsigned)n;
+    unsigned sector = j % (unsigned)s, word0 = j / (unsigned)s;
     unsigned v = 0, acc = 0;
     long long t0 = 0;
     for (int pass = 0; pass < 2; pass++) {
         __syncthreads();
         if (pass == 1) t0 = clock64();
         for (int it = 0; it < iters; it++) {
-            unsigned w = (word0 + (unsigned)it) & 7u;
+            unsigned w = sector * 8u + ((word0 + (unsigned)it) & 7u);
             if (dep) {
                 const unsigned* p = set + ((unsigned)(it & 3) * n + line) * 32u;
-                v = ld(p + ((w + v) & 7u), cg);
+                v = ld(p + ((w + v) & 31u), cg);
             } else {
                 unsigned a = ld(set + (0u * n + line) * 32u + w, cg);
                 unsigned b = ld(set + (1u * n + line) * 32u + w, cg);
@@ -73,15 +75,17 @@ int main()
     cudaMalloc(&rec, 132 * 16 * 3 * 8);
     cudaFuncSetAttribute(l2lines, cudaFuncAttributePreferredSharedMemoryCarveout, 0);
     std::vector<long long> h(132 * 16 * 3);
-    printf("mode,dep,n,warps_per_sm,iters,sms,lines_per_cycle_median,lines_per_cycle_min,lines_per_cycle_max,cycles_per_load_median\n");
+    printf("mode,dep,n,sectors_per_line,warps_per_sm,iters,sms,lines_per_cycle_median,lines_per_cycle_min,lines_per_cycle_max,cycles_per_load_median\n");
     const int ns[] = {1, 2, 4, 8, 16, 32};
     const int ws[] = {1, 4, 8, 16};
     for (int dep = 0; dep < 2; dep++)
         for (int mode = 0; mode < 2; mode++)
             for (int w : ws)
-                for (int n : ns) {
+                for (int n : ns)
+                    for (int sp = 1; sp <= 4; sp *= 2) {
+                    if (n * sp > 32 || (dep && sp > 1)) continue;
                     int iters = 256;
-                    l2lines<<<132, w * 32>>>(table, sink, rec, n, iters, mode, dep);
+                    l2lines<<<132, w * 32>>>(table, sink, rec, n, sp, iters, mode, dep);
                     cudaMemcpy(h.data(), rec, 132 * w * 3 * 8, cudaMemcpyDeviceToHost);
                     std::vector<long long> lo(132, -1), hi(132, -1);
                     std::vector<int> cnt(132, 0);
@@ -101,7 +105,7 @@ int main()
                         }
                     std::sort(r.begin(), r.end());
                     std::sort(cyc.begin(), cyc.end());
-                    printf("%d,%d,%d,%d,%d,%zu,%.4f,%.4f,%.4f,%.1f\n", mode, dep, n, w, iters, r.size(), r[r.size() / 2], r.front(), r.back(), cyc[cyc.size() / 2]);
+                    printf("%d,%d,%d,%d,%d,%d,%zu,%.4f,%.4f,%.4f,%.1f\n", mode, dep, n, sp, w, iters, r.size(), r[r.size() / 2], r.front(), r.back(), cyc[cyc.size() / 2]);
                 }
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { fprintf(stderr, "%s\n", cudaGetErrorString(e)); return 1; }
