@@ -349,8 +349,15 @@ pub struct Misc {
     /// Further cycles after a pass of an indirect branch that peels off the lanes of one of
     /// several targets (the rest run it again) (cycles).
     pub indexed_branch_split_cycles: u32,
-    /// Cycles the SM's indirect-branch unit takes per pass: its warps' passes queue (cycles).
+    /// Cycles the SM's branch unit takes per pass of an indirect branch: its warps' passes
+    /// queue (cycles).
     pub indexed_branch_issue_cycles: u32,
+    /// Cycles a warp issues nothing after a direct branch that split its lanes two ways, beyond
+    /// its issue: ncu's `branch_resolving` (cycles).
+    pub divergent_branch_cycles: u32,
+    /// Cycles such a split holds the SM's branch unit, in the queue of indirect branches'
+    /// passes (cycles).
+    pub divergent_branch_issue_cycles: u32,
 }
 
 /// The whole GPU.

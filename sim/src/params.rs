@@ -470,6 +470,8 @@ fn build() -> Vec<Param> {
         cycles("misc.indexed_branch_cycles", 0, None, Timing, "Cycles a warp issues nothing after each pass of an indirect branch (BRX, brx.idx): ncu's branch_resolving"),
         cycles("misc.indexed_branch_split_cycles", 0, None, Timing, "Further cycles after an indirect-branch pass that peels off one of several targets' lanes"),
         cycles("misc.indexed_branch_issue_cycles", 0, None, Timing, "Cycles the SM's indirect-branch unit takes per pass (passes of its warps queue)"),
+        cycles("misc.divergent_branch_cycles", 0, None, Timing, "Cycles a warp issues nothing after a direct branch that split its lanes: ncu's branch_resolving"),
+        cycles("misc.divergent_branch_issue_cycles", 0, None, Timing, "Cycles a divergent direct branch holds the SM's branch unit (the indirect branches' queue)"),
     ]);
     for class in Class::ALL {
         t.push(int(&format!("machine_ops.{}", class.name()), "machine ops", 0, 255, Timing, &format!("Machine (SASS) instructions the timing model issues per PTX instruction of class {}: {}", class.name(), class.doc())));

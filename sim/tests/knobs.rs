@@ -128,6 +128,8 @@ const ROWS: &[Row] = &[
     ("misc.mbarrier_latency", H200, "tma_copy_double", &[]),
     ("misc.tma_latency", H200, "tma_copy_double", &[]),
     ("misc.cluster_barrier_latency", H200, "cluster_dsmem", &[]),
+    ("misc.divergent_branch_cycles", H200, "divergent", &[]),
+    ("misc.divergent_branch_issue_cycles", H200, "divergent", &[]),
     ("machine_ops.entry", H200, "vector_add", &[]),
     ("machine_ops.ld_param", H200, "vector_add", &[]),
     ("machine_ops.mov_special", H200, "vector_add", &[]),

@@ -113,6 +113,8 @@ fn cfg() -> ArchConfig {
             indexed_branch_cycles: 0,
             indexed_branch_split_cycles: 0,
             indexed_branch_issue_cycles: 0,
+            divergent_branch_cycles: 0,
+            divergent_branch_issue_cycles: 0,
         },
         machine_ops: Default::default(),
     }
@@ -426,4 +428,32 @@ fn a_load_over_more_than_two_lines_holds_the_tag_stage_longer() {
     let ratio = held as f64 / plain as f64;
     assert!((1.18..=1.26).contains(&ratio), "{plain} -> {held}: {ratio}");
     assert_eq!(cycles(2, 0), cycles(2, 2));
+}
+
+fn split_loop_cycles(c: ArchConfig, warps: u32, mask: u64) -> u64 {
+    let mut g = Gpu::new(1);
+    let dims = LaunchDims { grid: [1, 1, 1], block: [32 * warps, 1, 1], cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(program("split_loop"), dims, params(&[(100, 4), (mask, 4)])).unwrap();
+    let opts = RunOptions { threads: 1, regs_per_thread: 16, spills: Default::default(), limits: Default::default() };
+    run(Arc::new(c), Arc::new(k), &mut g.mem, &opts).unwrap().cycles
+}
+
+#[test]
+fn a_branch_that_splits_the_warp_waits_for_the_branch_unit() {
+    // 100 rounds of an if/else on the lane's parity: every round's branch splits the warp.
+    // `misc.divergent_branch_cycles` = 100 keeps one warp from issuing 100 cycles after each
+    // split; a warp that stays together does not pay it.
+    let cycles = |warps: u32, mask: u64, fixed: u32, unit: u32| {
+        let mut c = cfg();
+        c.misc.divergent_branch_cycles = fixed;
+        c.misc.divergent_branch_issue_cycles = unit;
+        split_loop_cycles(c, warps, mask)
+    };
+    let per_split = (cycles(1, 1, 100, 0) - cycles(1, 1, 0, 0)) as f64 / 100.0;
+    assert!((95.0..=105.0).contains(&per_split), "{per_split} cycles more per split");
+    assert_eq!(cycles(1, 0, 0, 0), cycles(1, 0, 100, 40));
+    // The splits of 32 warps queue at the SM's branch unit, 40 cycles each: 3200 of them take
+    // at least 128000 cycles, where the branches alone take a few thousand.
+    let (free, queued) = (cycles(32, 1, 0, 0), cycles(32, 1, 0, 40));
+    assert!(free < 20_000 && (128_000..=140_000).contains(&queued), "{free} -> {queued}");
 }

@@ -48,7 +48,7 @@ use crate::config::ArchConfig;
 use async_copy::Group;
 use lsu::Token;
 pub use lsu::OutReq;
-use pipes::{pipe, Issue, IssueInfo, SubPart, NUNITS};
+use pipes::{pipe, Branch, Issue, IssueInfo, SubPart, NUNITS};
 pub use pipes::{spill_placement, IssueTable};
 pub use scoreboard::{Dep, PENDING};
 
@@ -159,8 +159,9 @@ pub struct Sm {
     mshr_release: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     /// Cycle the shared-memory data path is free again.
     smem_free: u64,
-    /// Cycle the SM's indirect-branch unit takes its next pass again.
-    brx_free: u64,
+    /// Cycle the SM's branch unit takes its next pass again: the passes of indirect branches
+    /// and the splits of divergent direct ones queue there.
+    branch_unit_free: u64,
     /// Retired warps whose buffers the next admitted warps reuse.
     spare: Vec<TWarp>,
     /// Cycle the CTA launcher is free again: an SM launches its CTAs one at a time.
@@ -200,7 +201,7 @@ impl Sm {
             mshr_sent: 0,
             mshr_release: std::collections::BinaryHeap::new(),
             smem_free: 0,
-            brx_free: 0,
+            branch_unit_free: 0,
             spare: Vec::new(),
             launch_free: 0,
             l1_caches_global,
@@ -399,7 +400,7 @@ impl Sm {
         } else {
             0
         };
-        let depth = if info.indexed_branch { self.warps[wi].as_ref().map_or(0, |tw| tw.w.stack.len()) } else { 0 };
+        let depth = if info.branch != Branch::No { self.warps[wi].as_ref().map_or(0, |tw| tw.w.stack.len()) } else { 0 };
         let step = self.execute(wi, pc, cta_slot, &info, base, arena)?;
         let cl = self.ctas[cta_slot].as_ref().map_or(0, |c| c.cluster);
         if !self.asyncs.is_empty() {
@@ -443,8 +444,8 @@ impl Sm {
                 tok.sb = ctl.and_then(|c| c.write_barrier);
             }
         }
-        if info.indexed_branch {
-            self.indexed_branch(wi, depth);
+        if info.branch != Branch::No {
+            self.resolve_branch(wi, info.branch, depth);
         }
         self.after_step(wi, cta_slot, step, arena)?;
         self.refresh(wi);
@@ -458,24 +459,34 @@ impl Sm {
         Ok(())
     }
 
-    /// After a pass of an indirect branch (`BRX`, `brx.idx`: a `switch` ptxas made a jump table
-    /// of), warp `wi` resolves its target before it issues again (ncu's `branch_resolving`),
-    /// beyond the issue wait already set: its pass waits for those of other warps queued at the
-    /// SM's indirect-branch unit (`misc.indexed_branch_issue_cycles` each), then takes
+    /// After a branch the SM's branch unit resolves (ncu's `branch_resolving`; its queue shows as
+    /// `mio_throttle`), warp `wi` issues nothing until its pass is done, beyond the issue wait
+    /// already set. `depth`: the warp's SIMT stack before the branch; a deeper one now means the
+    /// branch split the warp's lanes.
+    ///
+    /// An indirect branch (`BRX`, `brx.idx`: a `switch` ptxas made a jump table of) waits for the
+    /// passes queued before it (`misc.indexed_branch_issue_cycles` each), then takes
     /// `misc.indexed_branch_cycles`, and `misc.indexed_branch_split_cycles` more if it peeled off
-    /// the lanes of one of several targets (the SIMT stack grew past `depth`; the other lanes run
-    /// the branch again). Measured by the `switch_table` probes on an H100
+    /// the lanes of one of several targets (the other lanes run the branch again). A direct
+    /// branch costs nothing here unless it diverged; then it queues the same way
+    /// (`misc.divergent_branch_issue_cycles`) and takes `misc.divergent_branch_cycles`.
+    /// Measured by the `switch_table` and `switch_tree` probes on an H100
     /// (validate/data/h100/probes/2026-12-05.json): a uniform BRX costs its warp ~100 cycles of
-    /// branch_resolving, each divergent pass ~225, and the SM runs about one pass per 7 cycles.
-    fn indexed_branch(&mut self, wi: usize, depth: usize) {
+    /// branch_resolving, each divergent pass ~225, and the SM runs about one pass per 7 cycles;
+    /// 64 warps splitting at ~10 direct branches per case tree each run at about one split per 3
+    /// cycles per SM.
+    fn resolve_branch(&mut self, wi: usize, kind: Branch, depth: usize) {
         let m = &self.cfg.misc;
-        let start = self.brx_free.max(self.now);
-        self.brx_free = start + u64::from(m.indexed_branch_issue_cycles);
         let Some(tw) = self.warps[wi].as_mut() else { return };
-        let mut cost = start - self.now + u64::from(m.indexed_branch_cycles);
-        if tw.w.stack.len() > depth {
-            cost += u64::from(m.indexed_branch_split_cycles);
-        }
+        let split = tw.w.stack.len() > depth;
+        let (unit, cycles) = match kind {
+            Branch::Indexed => (m.indexed_branch_issue_cycles, m.indexed_branch_cycles + if split { m.indexed_branch_split_cycles } else { 0 }),
+            Branch::Direct if split => (m.divergent_branch_issue_cycles, m.divergent_branch_cycles),
+            Branch::Direct | Branch::No => return,
+        };
+        let start = self.branch_unit_free.max(self.now);
+        self.branch_unit_free = start + u64::from(unit);
+        let cost = start - self.now + u64::from(cycles);
         if cost > 0 {
             tw.next = tw.next.max(self.now) + cost;
             tw.next_dep = Dep::Branch;

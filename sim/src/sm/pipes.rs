@@ -85,6 +85,17 @@ pub struct IssueTable {
     pub(super) ctl: Vec<Control>,
 }
 
+/// The branches the SM's branch unit resolves after they issue (`Sm::resolve_branch`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Branch {
+    /// Not a branch (or a call, a return, an exit).
+    No,
+    /// A branch to a label (`bra`, `BRA`): resolved only when it splits the warp.
+    Direct,
+    /// An indirect branch through a jump table (`brx.idx`, `BRX`).
+    Indexed,
+}
+
 #[derive(Clone, Copy)]
 pub(super) struct IssueInfo {
     /// Machine ops (`warpsim_isa::costs`); 0 for instructions ptxas folds away.
@@ -110,9 +121,8 @@ pub(super) struct IssueInfo {
     pub(super) red: bool,
     /// A warp shuffle (`shfl.sync`).
     pub(super) shuffle: bool,
-    /// An indirect branch through a jump table (`BRX`, `brx.idx`): its warp waits at the SM's
-    /// indirect-branch unit after it issues (`Sm::indexed_branch`).
-    pub(super) indexed_branch: bool,
+    /// A branch the SM's branch unit resolves after it issues (`Sm::resolve_branch`).
+    pub(super) branch: Branch,
     /// A load or atomic of global, local or generic memory: it issues only while one of the
     /// SM's L1 miss slots (`l1.mshrs`) is free.
     pub(super) needs_mshr: bool,
@@ -158,7 +168,11 @@ impl IssueTable {
                     spill_first,
                     red: matches!(inst.op, Op::Red(_)) || matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
-                    indexed_branch: inst.op == Op::BrxIdx,
+                    branch: match inst.op {
+                        Op::BrxIdx => Branch::Indexed,
+                        Op::Bra => Branch::Direct,
+                        _ => Branch::No,
+                    },
                     needs_mshr: matches!(inst.op, Op::Ld | Op::Ldu | Op::Atom(_))
                         && matches!(inst.m.space(), Space::Global | Space::Local | Space::Generic),
                 }
