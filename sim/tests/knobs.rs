@@ -65,7 +65,7 @@ const ROWS: &[Row] = &[
     ("pipes.branch.lanes", H200, "imad_tput", &[]),
     ("pipes.warp.lanes", H200, "reduce_shuffle", &[]),
     ("pipes.warp.latency", H200, "micro_shfl", &[]),
-    ("pipes.lsu.lanes", H200, "smem_stride_2", &[]),
+    ("pipes.lsu.lanes", H200, "micro_smem_bw_16", &[]),
     ("pipes.tensor.latency", H200, OPS, &[]),
     ("tensor.fp16_fma_per_cycle", H200, "mma_gemm", &[]),
     ("tensor.wgmma_base_latency", H200, "wgmma_gemm", &[]),
