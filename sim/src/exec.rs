@@ -321,12 +321,21 @@ impl Ctx<'_, '_> {
         w.set_reg(r, lane, if m == 0 { (v != 0) as u64 } else { v & m });
     }
 
-    /// Source values of an operand for every lane in `mask` (others left untouched).
+    /// Source values of an operand for every lane in `mask` (others may be overwritten).
     #[inline]
     pub(crate) fn gather(&self, w: &Warp, o: &Opnd, mask: u32, out: &mut [u64; 32]) {
         match o {
             Opnd::Reg(r) => out.copy_from_slice(&w.regs[*r as usize * 32..*r as usize * 32 + 32]),
             Opnd::Imm(v) => out.fill(*v),
+            // SASS's 64-bit register pairs, column by column.
+            Opnd::Pair(lo, hi) => {
+                let (lo, hi) = (w.lanes(*lo), w.lanes(*hi));
+                for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
+                    *o = (h << 32) | (l & 0xFFFF_FFFF);
+                }
+            }
+            // The same for every lane: read once.
+            Opnd::Param(_) | Opnd::Param64(_) | Opnd::SymAddr(..) | Opnd::Func(_) => out.fill(self.read(w, o, 0)),
             other => {
                 for l in lanes(mask) {
                     out[l] = self.read(w, other, l);
@@ -898,6 +907,16 @@ fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: 
                 }
             }
             Opnd::Sink => {}
+            Opnd::Pair(lo, hi) => {
+                for (r, shift) in [(*lo, 0), (*hi, 32)] {
+                    let dm = c.env.k.reg_mask[r as usize];
+                    let col = w.lanes_mut(r);
+                    for l in lanes(exec) {
+                        let v = value(&out[l]) >> shift & 0xFFFF_FFFF;
+                        col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+                    }
+                }
+            }
             _ => {
                 for l in lanes(exec) {
                     c.write_dst(w, d, l, value(&out[l]), 0);
@@ -982,9 +1001,10 @@ fn mov(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
             }
         }
         _ => {
+            let mut v = [0u64; 32];
+            c.gather(w, s, exec, &mut v);
             for l in lanes(exec) {
-                let v = c.read(w, s, l);
-                c.write_dst(w, d, l, v, 0);
+                c.write_dst(w, d, l, v[l], 0);
             }
         }
     }
