@@ -178,13 +178,16 @@ fn part(inst: &Inst) -> Part {
 /// flag.
 pub fn eval(inst: &Inst, s: &[u64; 6], carry: bool) -> Result<Out, Unsupported> {
     let m = &inst.m;
-    let modified;
-    let s = if m.neg | m.not | m.abs != 0 && !matches!(inst.op, Op::Machine(MachineOp::Iadd3 { .. })) {
-        modified = machine::apply_operand_mods(inst, s);
-        &modified
-    } else {
-        s
-    };
+    if m.neg | m.not | m.abs != 0 && !matches!(inst.op, Op::Machine(MachineOp::Iadd3 { .. })) {
+        return eval_modified(inst, &machine::apply_operand_mods(inst, s), carry);
+    }
+    eval_modified(inst, s, carry)
+}
+
+/// [`eval`] on sources whose operand modifiers are already applied (as a caller looping over
+/// lanes does column by column with [`machine::modify_operand`]).
+pub fn eval_modified(inst: &Inst, s: &[u64; 6], carry: bool) -> Result<Out, Unsupported> {
+    let m = &inst.m;
     if let Op::Machine(op) = inst.op {
         let (v, v2, v3) = machine::eval(op, inst, s);
         return Ok(Out { v, v2, v3, carry: false });

@@ -187,8 +187,14 @@ const M32: u64 = 0xFFFF_FFFF;
 /// conversion's second.
 pub fn apply_operand_mods(inst: &Inst, s: &[u64; 6]) -> [u64; 6] {
     let mut out = *s;
-    for (i, v) in out.iter_mut().enumerate() {
-        *v = modify_operand(inst, i, *v);
+    // Only the sources that carry a modifier: the others pass unchanged.
+    let mut mods = inst.m.neg | inst.m.not | inst.m.abs;
+    while mods != 0 {
+        let i = mods.trailing_zeros() as usize;
+        if let Some(v) = out.get_mut(i) {
+            *v = modify_operand(inst, i, *v);
+        }
+        mods &= mods - 1;
     }
     out
 }
@@ -199,7 +205,7 @@ pub fn modify_operand(inst: &Inst, i: usize, v: u64) -> u64 {
     let m = &inst.m;
     let bit = 1u8 << i;
     let mut v = v;
-    let ty = if inst.op == crate::inst::Op::Cvt { m.ty2() } else { m.ty() };
+    let ty = if matches!(inst.op, crate::inst::Op::Cvt) { m.ty2() } else { m.ty() };
     if ty == crate::types::Ty::F64 {
         const SIGN: u64 = 1 << 63;
         if v & !SIGN > 0x7FF0_0000_0000_0000 {

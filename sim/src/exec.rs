@@ -880,18 +880,10 @@ impl machine::Apply for WarpLanes<'_> {
     }
 }
 
-/// A machine operation (`s`: its gathered sources) as one loop over the lanes: operand
-/// modifiers source by source, the operation's lane function, then each destination (the
-/// register and the predicates) written for all lanes.
-fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: u32, s: &mut [[u64; 32]; 6]) {
-    let mods = inst.m.neg | inst.m.not | inst.m.abs;
-    if mods != 0 && !matches!(op, MachineOp::Iadd3 { .. }) {
-        for (i, col) in s.iter_mut().enumerate().filter(|(i, _)| mods >> i & 1 != 0) {
-            for l in lanes(exec) {
-                col[l] = machine::modify_operand(inst, i, col[l]);
-            }
-        }
-    }
+/// A machine operation (`s`: its gathered sources, operand modifiers applied) as one loop over
+/// the lanes: the operation's lane function, then each destination (the register and the
+/// predicates) written for all lanes.
+fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: u32, s: &[[u64; 32]; 6]) {
     let mut out = [(0u64, 0u64, 0u64); 32];
     machine::dispatch(op, inst, WarpLanes { s, exec, out: &mut out });
     let Some(dst) = inst.ops.first() else { return };
@@ -936,14 +928,23 @@ fn alu(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> Result<(), 
     for (i, o) in src.iter().take(6).enumerate() {
         c.gather(w, o, exec, &mut vals[i]);
     }
+    // Operand modifiers source by source (SASS's `-R`, `|R|`; IADD3's belong to its carries).
+    let mods = inst.m.neg | inst.m.not | inst.m.abs;
+    if mods != 0 && !matches!(inst.op, Op::Machine(MachineOp::Iadd3 { .. })) {
+        for (i, col) in vals.iter_mut().enumerate().filter(|(i, _)| mods >> i & 1 != 0) {
+            for l in lanes(exec) {
+                col[l] = machine::modify_operand(inst, i, col[l]);
+            }
+        }
+    }
     if let Op::Machine(op) = inst.op {
-        machine_alu(w, c, inst, op, exec, &mut vals);
+        machine_alu(w, c, inst, op, exec, &vals);
         return Ok(());
     }
     let dst = inst.ops.first();
     for l in lanes(exec) {
         let s = [vals[0][l], vals[1][l], vals[2][l], vals[3][l], vals[4][l], vals[5][l]];
-        let out = eval::eval(inst, &s, (w.carry >> l) & 1 == 1).map_err(|e| c.unsupported(w, l, e))?;
+        let out = eval::eval_modified(inst, &s, (w.carry >> l) & 1 == 1).map_err(|e| c.unsupported(w, l, e))?;
         match dst {
             Some(Opnd::Reg(r)) => c.write_reg(w, *r, l, out.v),
             // SASS: a register and two predicates (`IADD3 R4, P0, P1, ...`).
