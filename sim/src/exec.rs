@@ -324,16 +324,10 @@ impl Ctx<'_, '_> {
     /// Source values of an operand for every lane in `mask` (others may be overwritten).
     #[inline]
     pub(crate) fn gather(&self, w: &Warp, o: &Opnd, mask: u32, out: &mut [u64; 32]) {
+        if plain_lanes(w, o, out) {
+            return;
+        }
         match o {
-            Opnd::Reg(r) => out.copy_from_slice(&w.regs[*r as usize * 32..*r as usize * 32 + 32]),
-            Opnd::Imm(v) => out.fill(*v),
-            // SASS's 64-bit register pairs, column by column.
-            Opnd::Pair(lo, hi) => {
-                let (lo, hi) = (w.lanes(*lo), w.lanes(*hi));
-                for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
-                    *o = (h << 32) | (l & 0xFFFF_FFFF);
-                }
-            }
             // The same for every lane: read once.
             Opnd::Param(_) | Opnd::Param64(_) | Opnd::SymAddr(..) | Opnd::Func(_) => out.fill(self.read(w, o, 0)),
             other => {
@@ -691,12 +685,42 @@ fn plain_lanes(w: &Warp, o: &Opnd, out: &mut [u64; 32]) -> bool {
     true
 }
 
+/// The first three sources of `inst` as plain columns (registers, pairs, immediates), operand
+/// modifiers applied; false when a source is of another kind or a later one carries a modifier.
+fn plain_sources(w: &Warp, inst: &Inst, exec: u32, s: &mut [[u64; 32]; 3]) -> bool {
+    let mods = inst.m.neg | inst.m.not | inst.m.abs;
+    if mods >> 3 != 0 {
+        return false;
+    }
+    for (i, o) in inst.src().iter().take(3).enumerate() {
+        if !plain_lanes(w, o, &mut s[i]) {
+            return false;
+        }
+        if mods >> i & 1 != 0 {
+            for l in lanes(exec) {
+                s[i][l] = machine::modify_operand(inst, i, s[i][l]);
+            }
+        }
+    }
+    true
+}
+
 /// A fast path's destination: a register or (SASS's 64-bit results) a register pair, each with
 /// its width mask (`Kernel::reg_mask`).
 #[derive(Clone, Copy)]
 enum Dest {
     Reg(u32, u64),
     Pair((u32, u64), (u32, u64)),
+}
+
+/// The fast paths' destination for operand `o`, if it is a register or a register pair.
+fn dest_of(c: &Ctx<'_, '_>, o: &Opnd) -> Option<Dest> {
+    let reg = |r: u32| (r, c.env.k.reg_mask[r as usize]);
+    match *o {
+        Opnd::Reg(r) => Some(Dest::Reg(r, c.env.k.reg_mask[r as usize])),
+        Opnd::Pair(lo, hi) => Some(Dest::Pair(reg(lo), reg(hi))),
+        _ => None,
+    }
 }
 
 /// Writes `f(a, b, c)` of each lane in `exec` to `d` (as [`Ctx::write_dst`] does: masked to the
@@ -733,13 +757,8 @@ fn map_lanes(w: &mut Warp, d: Dest, exec: u32, s: &[[u64; 32]; 3], f: impl Fn(u6
 fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     use warpsim_isa::fp::{self, Rounding};
     let m = &inst.m;
-    let reg = |r: u32| (r, c.env.k.reg_mask[r as usize]);
-    let d = match inst.ops.first() {
-        Some(&Opnd::Reg(r)) => Dest::Reg(r, c.env.k.reg_mask[r as usize]),
-        Some(&Opnd::Pair(lo, hi)) => Dest::Pair(reg(lo), reg(hi)),
-        _ => return false,
-    };
-    if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 || m.neg | m.not | m.abs != 0 {
+    let Some(d) = inst.ops.first().and_then(|o| dest_of(c, o)) else { return false };
+    if inst.ndst != 1 || m.flags & (flag::CC | flag::SAT | flag::FTZ | flag::APPROX | flag::FULL) != 0 {
         return false;
     }
     if m.rnd.is_some_and(|r| r != warpsim_isa::types::Rnd::Rn) {
@@ -769,10 +788,8 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
         return false;
     }
     let mut s = [[0u64; 32]; 3];
-    for (i, o) in inst.src().iter().take(3).enumerate() {
-        if !plain_lanes(w, o, &mut s[i]) {
-            return false;
-        }
+    if !plain_sources(w, inst, exec, &mut s) {
+        return false;
     }
     let rn = Rounding::Rn;
     let signed = ty == Ty::S32;
@@ -819,7 +836,7 @@ fn fast_setp(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     let m = &inst.m;
     let ty = m.ty();
     let Some(cmp) = m.cmp else { return false };
-    if inst.op != Op::Setp || m.neg | m.not | m.abs != 0 || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32 | Ty::F32) {
+    if inst.op != Op::Setp || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32 | Ty::F32) {
         return false;
     }
     let reg = |o: &Opnd| match o {
@@ -836,10 +853,8 @@ fn fast_setp(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
         _ => return false,
     };
     let mut s = [[0u64; 32]; 3];
-    for (i, o) in inst.src().iter().take(3).enumerate() {
-        if !plain_lanes(w, o, &mut s[i]) {
-            return false;
-        }
+    if !plain_sources(w, inst, exec, &mut s) {
+        return false;
     }
     let (bop, ftz, fop) = (m.bool_op, m.has(flag::FTZ), eval::fcmp(cmp));
     for (d, negate) in [(p, false), (q, true)] {
@@ -889,27 +904,16 @@ fn machine_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, op: MachineOp, exec: 
     let Some(dst) = inst.ops.first() else { return };
     for (j, d) in elems(dst).iter().enumerate().take(3) {
         let value = |o: &machine::Results| [o.0, o.1, o.2][j];
-        match d {
-            Opnd::Reg(r) => {
-                let dm = c.env.k.reg_mask[*r as usize];
-                let col = w.lanes_mut(*r);
+        match (d, dest_of(c, d)) {
+            (Opnd::Sink, _) => {}
+            (_, Some(dest)) => {
+                let mut col = [[0u64; 32]; 3];
                 for l in lanes(exec) {
-                    let v = value(&out[l]);
-                    col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
+                    col[0][l] = value(&out[l]);
                 }
+                map_lanes(w, dest, exec, &col, |v, _, _| v);
             }
-            Opnd::Sink => {}
-            Opnd::Pair(lo, hi) => {
-                for (r, shift) in [(*lo, 0), (*hi, 32)] {
-                    let dm = c.env.k.reg_mask[r as usize];
-                    let col = w.lanes_mut(r);
-                    for l in lanes(exec) {
-                        let v = value(&out[l]) >> shift & 0xFFFF_FFFF;
-                        col[l] = if dm == 0 { (v != 0) as u64 } else { v & dm };
-                    }
-                }
-            }
-            _ => {
+            (_, None) => {
                 for l in lanes(exec) {
                     c.write_dst(w, d, l, value(&out[l]), 0);
                 }
