@@ -770,13 +770,14 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
     let int = matches!(ty, Ty::U32 | Ty::S32 | Ty::B32 | Ty::U64 | Ty::S64 | Ty::B64);
     let bits = matches!(ty, Ty::B32 | Ty::B64 | Ty::U32 | Ty::U64);
     let f32 = ty == Ty::F32;
+    let float = f32 || ty == Ty::F64;
     let cmp32 = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) && m.bool_op.is_none();
     // Decide first, so that operands are only gathered for the forms handled here.
     let handled = match inst.op {
-        Op::Add | Op::Sub => int || f32,
-        Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || f32,
-        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi || f32,
-        Op::Fma => f32,
+        Op::Add | Op::Sub => int || float,
+        Op::Mul => matches!(ty, Ty::U32 | Ty::S32) && (!hi || wide) || float,
+        Op::Mad => matches!(ty, Ty::U32 | Ty::S32) && !hi || float,
+        Op::Fma => float,
         Op::And | Op::Or | Op::Xor => bits,
         Op::Shl => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
         Op::Shr => matches!(ty, Ty::B32 | Ty::U32 | Ty::S32),
@@ -807,6 +808,10 @@ fn fast_alu(w: &mut Warp, c: &Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool {
         (Op::Fma | Op::Mad, Ty::F32) => {
             map_lanes(w, d, exec, &s, |a, b, c| fp::f32::fma(a as u32, b as u32, c as u32, rn, false, false) as u64)
         }
+        (Op::Add, Ty::F64) => map_lanes(w, d, exec, &s, |a, b, _| fp::f64::add(a, b, rn, false, false)),
+        (Op::Sub, Ty::F64) => map_lanes(w, d, exec, &s, |a, b, _| fp::f64::sub(a, b, rn, false, false)),
+        (Op::Mul, Ty::F64) => map_lanes(w, d, exec, &s, |a, b, _| fp::f64::mul(a, b, rn, false, false)),
+        (Op::Fma | Op::Mad, Ty::F64) => map_lanes(w, d, exec, &s, |a, b, c| fp::f64::fma(a, b, c, rn, false, false)),
         (Op::Add, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_add(b)),
         (Op::Sub, _) => map_lanes(w, d, exec, &s, |a, b, _| a.wrapping_sub(b)),
         (Op::Mul, _) if wide => map_lanes(w, d, exec, &s, |a, b, _| wide_product(a, b)),

@@ -1,5 +1,6 @@
 //! End-to-end functional runs of NVRTC-generated PTX (sim/tests/ptx/basic.ptx, from the CUDA
-//! source in its comments' kernels: vadd, reduce_shfl, calls, diverge).
+//! source in its comments' kernels: vadd, reduce_shfl, calls, diverge; and kernels written by hand
+//! there, as f64_ops).
 
 use std::sync::Arc;
 
@@ -179,4 +180,32 @@ fn launches_past_the_limits_are_refused_before_allocation() {
     assert!(e.contains("invalid launch: 100000 bytes of shared memory per block exceed the 96 KiB a block may use on volta-gv100"), "{e}");
     let h200 = warpsim_sim::presets::preset("hopper-h200").unwrap();
     assert!(warpsim_sim::launch::run_functional_within(&w, &h200, &Default::default()).unwrap().check.passed());
+}
+
+#[test]
+fn f64_arithmetic_rounds_as_ieee_under_split_warps() {
+    // Every lane of 45 threads (the second warp partial, each warp split odd/even) against the
+    // host's IEEE double arithmetic: sums and products that round, an FMA whose fused rounding
+    // differs from a*b+c, subnormals, signed zeros, magnitudes near overflow.
+    let n = 45usize;
+    let special = [0.1, -0.0, 5e-324, -2.5e-310, 1.0 + f64::EPSILON, 1.7e308, -3.0, 1e-300];
+    let a: Vec<f64> = (0..n).map(|i| special[i % 8] * (1.0 + i as f64 / 7.0)).collect();
+    let b: Vec<f64> = (0..n).map(|i| special[(i * 3 + 1) % 8] - i as f64 / 3.0).collect();
+    let c: Vec<f64> = (0..n).map(|i| special[(i * 5 + 2) % 8] / (i as f64 + 0.5)).collect();
+    let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut g = Gpu::new(132);
+    let pa = g.upload("a", 8 * n as u64, &bytes(&a));
+    let pb = g.upload("b", 8 * n as u64, &bytes(&b));
+    let pc = g.upload("c", 8 * n as u64, &bytes(&c));
+    let pout = g.upload("out", 32 * n as u64, &[]);
+    g.run_functional(program("f64_ops"), dims(1, 64), params(&[pa, pb, pc, pout, n as u64], &[8, 8, 8, 8, 4])).unwrap();
+    let out = g.download(pout, 32 * n as u64);
+    for t in 0..n {
+        let (x, y, z) = (a[t], b[t], c[t]);
+        let want = if t % 2 == 1 { [x + y, x - y, x * y, x.mul_add(y, z)] } else { [y.mul_add(z, x), z * z, z - x, y + z] };
+        for (k, w) in want.iter().enumerate() {
+            let got = f64::from_le_bytes(out[32 * t + 8 * k..32 * t + 8 * k + 8].try_into().unwrap());
+            assert_eq!(got.to_bits(), w.to_bits(), "thread {t}, result {k}: {got:e} against {w:e}");
+        }
+    }
 }
