@@ -86,12 +86,22 @@ pub trait GlobalMem {
     /// `Err` carries a description of the nearest allocation.
     fn check(&self, addr: u64, len: u64) -> Result<(), String>;
     fn read(&self, addr: u64, buf: &mut [u8]);
-    /// Page `page` (of [`memory::PAGE`] bytes) as `read` sees it; `None` when it reads as zeros.
-    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]>;
+    /// Page `page` (of [`memory::PAGE`] bytes) as `read` sees it, where one slice holds it.
+    fn page(&self, page: u64) -> PageRef<'_>;
     fn write(&mut self, addr: u64, data: &[u8]);
     /// Performs the atomic now (`Some(old)`) or defers it (`None`; its destination register is
     /// written when it is performed).
     fn atomic(&mut self, a: GlobalAtomic) -> Result<Option<u64>, Unsupported>;
+}
+
+/// A page of global memory as [`GlobalMem::page`] finds it.
+pub enum PageRef<'a> {
+    /// Its bytes, in one slice.
+    Bytes(&'a [u8; memory::PAGE as usize]),
+    /// Never written nor backed: it reads as zeros.
+    Zeros,
+    /// Pieced together from several places: read it with [`GlobalMem::read`].
+    Mixed,
 }
 
 /// Describes where an out-of-bounds address lies relative to the allocations.
@@ -110,8 +120,8 @@ impl GlobalMem for DeviceMemory {
     fn read(&self, addr: u64, buf: &mut [u8]) {
         DeviceMemory::read(self, addr, buf)
     }
-    fn page(&self, page: u64) -> Option<&[u8; memory::PAGE as usize]> {
-        DeviceMemory::page(self, page)
+    fn page(&self, page: u64) -> PageRef<'_> {
+        DeviceMemory::page(self, page).map_or(PageRef::Zeros, PageRef::Bytes)
     }
     fn write(&mut self, addr: u64, data: &[u8]) {
         DeviceMemory::write(self, addr, data)
@@ -1093,12 +1103,20 @@ fn fast_load(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, exec: u32) -> bool 
                 return false;
             }
             // An aligned element never straddles a page: one page lookup per page touched.
-            let mut page = (u64::MAX, None);
+            let mut page = (u64::MAX, PageRef::Zeros);
             load_lanes(w, k, inst, exec, addr, |a| {
                 if a / memory::PAGE != page.0 {
                     page = (a / memory::PAGE, g.page(a / memory::PAGE));
                 }
-                page.1.map_or(0, |p| read_le(p, (a % memory::PAGE) as usize, n))
+                match page.1 {
+                    PageRef::Bytes(p) => read_le(p, (a % memory::PAGE) as usize, n),
+                    PageRef::Zeros => 0,
+                    PageRef::Mixed => {
+                        let mut b = [0u8; 8];
+                        g.read(a, &mut b[..n]);
+                        u64::from_le_bytes(b)
+                    }
+                }
             });
             TraceSpace::Global
         }

@@ -1,16 +1,68 @@
 //! An SM's view of global memory during one time window of the parallel engine.
 //!
 //! Reads see the device memory as it was at the window's start plus this SM's own writes (kept
-//! in copy-on-write pages); writes and atomics are logged as effects in issue order. At the end
+//! in copy-on-write pages, filled from the device memory one 64-byte block at a time as writes
+//! reach them, so a store copies 64 bytes, not a page); writes and atomics are logged as effects
+//! in issue order. At the end
 //! of the window the engine applies every SM's effects to the device memory in (cycle, SM,
 //! issue order) — the same order whatever the number of threads — and returns atomic results to
 //! the issuing warps. Other SMs' writes become visible at the next window, which is no earlier
 //! than hardware makes them visible (a window is shorter than any cross-SM latency).
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use warpsim_isa::eval::Unsupported;
 
-use crate::exec::{nearest_allocation, GlobalAtomic, GlobalMem};
-use crate::memory::{DeviceMemory, PageMap, PAGE};
+use crate::exec::{nearest_allocation, GlobalAtomic, GlobalMem, PageRef};
+use crate::memory::{DeviceMemory, PageHasher, PAGE};
+
+/// Bytes of a page filled from the device memory at once (one bit of [`CowPage::valid`]).
+const BLOCK: usize = PAGE as usize / 64;
+
+/// A page this SM wrote in the window: `bytes` hold its writes and, where `valid` has the
+/// block's bit, the device memory's bytes around them; elsewhere the device memory shows.
+pub struct CowPage {
+    valid: u64,
+    bytes: Box<[u8; PAGE as usize]>,
+}
+
+impl CowPage {
+    /// Copies the bytes at `off` (within the page `base_addr` starts) into `out`, each block
+    /// from this page where valid, else from `base`.
+    fn read(&self, base: &DeviceMemory, base_addr: u64, off: usize, out: &mut [u8]) {
+        if self.valid == u64::MAX {
+            out.copy_from_slice(&self.bytes[off..off + out.len()]);
+            return;
+        }
+        let mut done = 0;
+        while done < out.len() {
+            let o = off + done;
+            let n = (BLOCK - o % BLOCK).min(out.len() - done);
+            if self.valid >> (o / BLOCK) & 1 == 1 {
+                out[done..done + n].copy_from_slice(&self.bytes[o..o + n]);
+            } else {
+                base.read(base_addr + o as u64, &mut out[done..done + n]);
+            }
+            done += n;
+        }
+    }
+
+    /// Writes `data` at `off`, first filling from `base` the blocks it covers only in part.
+    fn write(&mut self, base: &DeviceMemory, base_addr: u64, off: usize, data: &[u8]) {
+        let end = off + data.len();
+        let (first, last) = (off / BLOCK, (end - 1) / BLOCK);
+        for b in [first, last] {
+            let (lo, hi) = (b * BLOCK, (b + 1) * BLOCK);
+            if self.valid >> b & 1 == 0 && (off > lo || end < hi) {
+                base.read(base_addr + lo as u64, &mut self.bytes[lo..hi]);
+            }
+            self.valid |= 1 << b;
+        }
+        self.valid |= (u64::MAX >> (63 - last)) & (u64::MAX << first);
+        self.bytes[off..end].copy_from_slice(data);
+    }
+}
 
 /// A global-memory side effect of one SM.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,7 +84,7 @@ impl Effect {
 /// The per-SM buffers that outlive a window.
 #[derive(Default)]
 pub struct Log {
-    pub pages: PageMap,
+    pub pages: HashMap<u64, CowPage, BuildHasherDefault<PageHasher>>,
     pub effects: Vec<Effect>,
     pub arena: Vec<u8>,
     /// Page buffers of past windows, reused for the next copies.
@@ -42,7 +94,7 @@ pub struct Log {
 impl Log {
     pub fn clear(&mut self) {
         if !self.pages.is_empty() {
-            self.spare.extend(self.pages.drain().map(|(_, p)| p));
+            self.spare.extend(self.pages.drain().map(|(_, p)| p.bytes));
         }
         self.effects.clear();
         self.arena.clear();
@@ -69,15 +121,19 @@ impl GlobalMem for View<'_> {
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(buf.len() - done);
             match self.log.pages.get(&page) {
-                Some(p) => buf[done..done + n].copy_from_slice(&p[off..off + n]),
+                Some(p) => p.read(self.base, page * PAGE, off, &mut buf[done..done + n]),
                 None => self.base.read(a, &mut buf[done..done + n]),
             }
             done += n;
         }
     }
 
-    fn page(&self, page: u64) -> Option<&[u8; PAGE as usize]> {
-        self.log.pages.get(&page).map(|p| &**p).or_else(|| self.base.page(page))
+    fn page(&self, page: u64) -> PageRef<'_> {
+        match self.log.pages.get(&page) {
+            Some(p) if p.valid == u64::MAX => PageRef::Bytes(&p.bytes),
+            Some(_) => PageRef::Mixed,
+            None => GlobalMem::page(self.base, page),
+        }
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) {
@@ -86,14 +142,9 @@ impl GlobalMem for View<'_> {
             let a = addr + done as u64;
             let (page, off) = (a / PAGE, (a % PAGE) as usize);
             let n = (PAGE as usize - off).min(data.len() - done);
-            let base = self.base;
             let Log { pages, spare, .. } = &mut *self.log;
-            let p = pages.entry(page).or_insert_with(|| {
-                let mut b = spare.pop().unwrap_or_else(|| Box::new([0u8; PAGE as usize]));
-                base.read(page * PAGE, &mut b[..]);
-                b
-            });
-            p[off..off + n].copy_from_slice(&data[done..done + n]);
+            let p = pages.entry(page).or_insert_with(|| CowPage { valid: 0, bytes: spare.pop().unwrap_or_else(|| Box::new([0u8; PAGE as usize])) });
+            p.write(self.base, page * PAGE, off, &data[done..done + n]);
             done += n;
         }
         for (i, chunk) in data.chunks(255).enumerate() {
@@ -129,5 +180,39 @@ mod tests {
         assert_eq!(mem.read_uint(a + 4, 4), 0);
         assert_eq!(log.effects.len(), 1);
         assert!(matches!(log.effects[0], Effect::Write { cycle: 5, len: 4, .. }));
+    }
+    /// Writes that cover blocks in part fill them from the device memory; the rest of the
+    /// page shows the device memory until written, also to the gather's whole-page reads.
+    #[test]
+    fn partial_blocks_fill_from_the_device_memory() {
+        let mut mem = DeviceMemory::new();
+        let a = mem.alloc("x", 2 * PAGE, PAGE);
+        let init: Vec<u8> = (0..2 * PAGE).map(|i| (i * 7 % 251) as u8).collect();
+        mem.write(a, &init);
+        let mut log = Log::default();
+        let mut v = View { base: &mem, log: &mut log, cycle: 0, warp: 0 };
+        let mut expect = init.clone();
+        // Inside one block, across two blocks, and over whole blocks with ragged ends.
+        for (off, len) in [(5usize, 3usize), (60, 10), (200, 300), (PAGE as usize - 2, 4)] {
+            let data: Vec<u8> = (0..len).map(|i| 200u8.wrapping_add(i as u8)).collect();
+            GlobalMem::write(&mut v, a + off as u64, &data);
+            expect[off..off + len].copy_from_slice(&data);
+        }
+        let mut got = vec![0u8; 2 * PAGE as usize];
+        GlobalMem::read(&v, a, &mut got);
+        assert_eq!(got, expect);
+        for i in [0usize, 63, 64, 127, 511, 512, 4000, 4095, 4096, 4097, 5000] {
+            let mut b = [0u8; 1];
+            GlobalMem::read(&v, a + i as u64, &mut b);
+            assert_eq!(b[0], expect[i], "byte {i}");
+        }
+        assert!(matches!(GlobalMem::page(&v, a / PAGE), PageRef::Mixed));
+        let whole: Vec<u8> = vec![9; PAGE as usize];
+        GlobalMem::write(&mut v, a, &whole);
+        match GlobalMem::page(&v, a / PAGE) {
+            PageRef::Bytes(p) => assert_eq!(&p[..], &whole[..]),
+            _ => panic!("a page written whole is one slice"),
+        }
+        assert_eq!(mem.read_uint(a, 4), u64::from(u32::from_le_bytes([init[0], init[1], init[2], init[3]])));
     }
 }
