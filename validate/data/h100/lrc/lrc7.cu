@@ -6,16 +6,14 @@
 // from workloads/suite, each at its full grid and at sub-grids (one CTA; one row of CTAs, which
 // share A's rows; one column, which share B's columns): L2 tex lookups of the full grid against
 // the sum of its CTAs' own say how much merges. Part C: each CTA's %smid and %globaltimer at
-// its start for grids of 16, 64 and 264 (128 threads): placement and launch skew. Part D:
-// blind4's row_l2_normalize (192 CTAs of 256 threads over 1536 rows of 4096 f32) with each CTA's
-// %smid, start and end (%globaltimer) recorded: which SMs get two CTAs and how long each SM runs
-// (ncu: SMs active 46 k of 93 k cycles on average; the model puts 60 second CTAs one per SM).
+// its start for grids of 16, 64 and 264 (128 threads): small grids' placement (validate/data/
+// h200/placement has 66 CTAs and up, and every CTA starting within 0.2 us).
 // Build: nvcc -arch=sm_90 -O3 -o lrc7 lrc7.cu (from this directory).
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
 
-namespace mma { 
+namespace mma {
 #include "../../../../workloads/suite/mma_gemm/kernel.cu"
 }
 namespace cpa {
@@ -66,36 +64,6 @@ extern "C" __global__ void stamp(unsigned long long* t, int* smids)
     }
 }
 
-extern "C" __global__ void rownorm(const float* in, float* out, int rows, int cols, unsigned long long* t, int* smids)
-{
-    unsigned long long t0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    int row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int lane = threadIdx.x & 31;
-    if (row < rows) {
-        const float* src = in + (size_t)row * cols;
-        float* dst = out + (size_t)row * cols;
-        float s = 0.0f;
-        for (int c = lane; c < cols; c += 32) {
-            float v = src[c];
-            s += v * v;
-        }
-        for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(0xffffffffu, s, d);
-        float inv = 1.0f / sqrtf(s);
-        for (int c = lane; c < cols; c += 32) dst[c] = src[c] * inv;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long t1;
-        int sm;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        t[2 * blockIdx.x] = t0;
-        t[2 * blockIdx.x + 1] = t1;
-        smids[blockIdx.x] = sm;
-    }
-}
-
 int main()
 {
     unsigned *buf, *sink;
@@ -138,7 +106,7 @@ int main()
     unsigned long long* t;
     int* smids;
     cudaMalloc(&t, 264 * 8);
-    cudaMalloc(&smids, 264 * 4);  // also part D's (192 CTAs)
+    cudaMalloc(&smids, 264 * 4);
     for (int g : {16, 64, 264})
         for (int rep = 0; rep < 3; rep++) {
             stamp<<<g, 128>>>(t, smids);
@@ -152,29 +120,6 @@ int main()
             for (int b = 0; b < g; b++) fprintf(stderr, " %d:%d:%llu", b, hs[b], ht[b] - t0);
             fprintf(stderr, "\n");
         }
-    // Part D: ones in, three launches (the first warms nothing: each reads 24 MiB fresh).
-    {
-        const int rows = 1536, cols = 4096, g = 192;
-        float *in, *out;
-        cudaMalloc(&in, (size_t)rows * cols * 4);
-        cudaMalloc(&out, (size_t)rows * cols * 4);
-        std::vector<float> h((size_t)rows * cols, 1.0f);
-        cudaMemcpy(in, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
-        unsigned long long* tt;
-        cudaMalloc(&tt, 2 * g * 8);
-        for (int rep = 0; rep < 3; rep++) {
-            rownorm<<<g, 256>>>(in, out, rows, cols, tt, smids);
-            std::vector<unsigned long long> ht(2 * g);
-            std::vector<int> hs(g);
-            cudaMemcpy(ht.data(), tt, 2 * g * 8, cudaMemcpyDeviceToHost);
-            cudaMemcpy(hs.data(), smids, g * 4, cudaMemcpyDeviceToHost);
-            unsigned long long t0 = ht[0];
-            for (int b = 0; b < g; b++) t0 = ht[2 * b] < t0 ? ht[2 * b] : t0;
-            fprintf(stderr, "D rownorm rep %d (cta:smid:start_ns:end_ns)", rep);
-            for (int b = 0; b < g; b++) fprintf(stderr, " %d:%d:%llu:%llu", b, hs[b], ht[2 * b] - t0, ht[2 * b + 1] - t0);
-            fprintf(stderr, "\n");
-        }
-    }
     cudaError_t err = cudaDeviceSynchronize();
     if (err != cudaSuccess) fprintf(stderr, "CUDA error: %s\n", cudaGetErrorString(err));
     return 0;
