@@ -3,11 +3,11 @@
 //! Reads see the device memory as it was at the window's start plus this SM's own writes (kept
 //! in copy-on-write pages, filled from the device memory one 64-byte block at a time as writes
 //! reach them, so a store copies 64 bytes, not a page); writes and atomics are logged as effects
-//! in issue order. At the end
-//! of the window the engine applies every SM's effects to the device memory in (cycle, SM,
-//! issue order) — the same order whatever the number of threads — and returns atomic results to
-//! the issuing warps. Other SMs' writes become visible at the next window, which is no earlier
-//! than hardware makes them visible (a window is shorter than any cross-SM latency).
+//! in issue order. At the end of the window the engine applies every SM's effects to the device
+//! memory in (cycle, SM, issue order) — the same order whatever the number of threads — and
+//! returns atomic results to the issuing warps. Other SMs' writes become visible at the next
+//! window, which is no earlier than hardware makes them visible (a window is shorter than any
+//! cross-SM latency).
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
