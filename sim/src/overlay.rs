@@ -52,6 +52,8 @@ impl CowPage {
     fn write(&mut self, base: &DeviceMemory, base_addr: u64, off: usize, data: &[u8]) {
         let end = off + data.len();
         let (first, last) = (off / BLOCK, (end - 1) / BLOCK);
+        // Only the end blocks can be covered in part; marking each valid as it is filled keeps
+        // a one-block write (first == last) from filling it twice.
         for b in [first, last] {
             let (lo, hi) = (b * BLOCK, (b + 1) * BLOCK);
             if self.valid >> b & 1 == 0 && (off > lo || end < hi) {
@@ -181,6 +183,7 @@ mod tests {
         assert_eq!(log.effects.len(), 1);
         assert!(matches!(log.effects[0], Effect::Write { cycle: 5, len: 4, .. }));
     }
+
     /// Writes that cover blocks in part fill them from the device memory; the rest of the
     /// page shows the device memory until written, also to the gather's whole-page reads.
     #[test]

@@ -22,9 +22,9 @@ for k,(f,grids) in cases.items():
         row=[k,str(gx),str(gy)]
         for b in bins:
             r=subprocess.run([b,'run','--json',p],capture_output=True,text=True,env=dict(os.environ,WARPSIM_CUDA='none'))
-            try:
-                j=json.loads(r.stdout); c=j.get('counters',j)
-                row+= [str(c['counters']['lts__t_sectors_op_read.sum'] if 'counters' in c else c['lts__t_sectors_op_read.sum']), str(j.get('cycles'))]
-            except Exception as e:
+            if r.returncode:
                 row+=['ERR:'+r.stderr[-200:].replace('\n',' '),'']
+                continue
+            j=json.loads(r.stdout)
+            row+=[str(j['counters']['lts__t_sectors_op_read.sum']), str(j['cycles'])]
         print(",".join(row),flush=True)
