@@ -91,6 +91,15 @@ pub struct Sm {
     /// Graphics processing clusters the SMs are grouped in (count); clusters of CTAs are
     /// co-scheduled within one GPC.
     pub gpcs: u32,
+    /// SMs in each GPC, in the CTA dispatcher's GPC order, used when it has `gpcs` entries
+    /// summing to `count`; else (empty, or a swept `count`) `count` split evenly (count).
+    pub gpc_sms: Vec<u32>,
+    /// SMs per texture processing cluster, the unit a partly filled wave of CTAs is spread over
+    /// one at a time (count).
+    pub sms_per_tpc: u32,
+    /// SMs at the head of GPC 0 that the dispatcher serves one CTA each before it splits the
+    /// rest of a partly filled wave over the GPCs, at most GPC 0's SMs (count).
+    pub lone_sms: u32,
     /// Sub-partitions (processing blocks) per SM, each with its own scheduler (count).
     pub sub_partitions: u32,
     /// Warp instructions each sub-partition's scheduler issues per cycle (count).
@@ -260,6 +269,10 @@ pub struct L2 {
     pub requests_per_cycle_per_slice: f64,
     /// DRAM reads in flight per slice; a further miss waits for the earliest to return (count).
     pub mshrs_per_slice: u32,
+    /// Reads of one line from the SMs of one GPC that ride one L2 read: the request coalescer
+    /// in front of the slices merges a read arriving while an earlier one for the same sectors
+    /// is still in flight, and the slice neither serves nor counts it (count; 1: no coalescer).
+    pub coalescer_merge: u32,
     /// Sector lookups that update part of a sector (one address's lanes, scattered words) the
     /// slice's atomic unit applies per cycle (count).
     pub atomics_per_cycle_per_slice: f64,

@@ -22,6 +22,7 @@ use crate::l2::{MemSys, ReqKind};
 use crate::memory::DeviceMemory;
 use crate::occupancy::{occupancy, Occupancy};
 use crate::overlay::Effect;
+use crate::placement::Layout;
 use crate::gpc::Gpc;
 use crate::counters::{Counter, Stall};
 use crate::sm::{IssueTable, Sm, SmStats, PENDING};
@@ -142,17 +143,16 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let occ: Occupancy = occupancy(&cfg, k.dims.threads_per_cta(), opts.regs_per_thread, k.smem_bytes).map_err(bad)?;
     let table = Arc::new(IssueTable::new(&k.prog, &cfg, &opts.spills));
     let nsm = cfg.sm.count.max(1);
-    let ngpc = cfg.sm.gpcs.clamp(1, nsm);
-    // SM i belongs to GPC i mod #GPCs (consecutive SMs in different GPCs, as CTAs are spread).
-    let mut gpcs: Vec<Gpc> = (0..ngpc).map(|_| Gpc { sms: Vec::new(), arena: Default::default() }).collect();
-    for i in 0..nsm {
-        gpcs[(i % ngpc) as usize].sms.push(Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&table), occ.l1_bytes));
-    }
+    let layout = Layout::new(&cfg.sm);
+    let mut gpcs: Vec<Gpc> = (0..layout.gpcs())
+        .map(|g| Gpc { sms: layout.sms(g).map(|i| Sm::new(i, Arc::clone(&cfg), Arc::clone(&k), Arc::clone(&table), occ.l1_bytes)).collect(), arena: Default::default() })
+        .collect();
     let mut memsys = MemSys::new(&cfg);
     let d = k.dims;
     let per_cluster = d.cluster_size() as usize;
-    if per_cluster > occ.ctas_per_sm as usize * (nsm / ngpc).max(1) as usize {
-        return Err(bad(format!("a cluster of {per_cluster} CTAs does not fit in one GPC of {} SMs", nsm / ngpc)));
+    let smallest = (0..layout.gpcs()).map(|g| layout.sms(g).len()).min().unwrap_or(1);
+    if per_cluster > occ.ctas_per_sm as usize * smallest {
+        return Err(bad(format!("a cluster of {per_cluster} CTAs does not fit in one GPC of {smallest} SMs")));
     }
     let [cx, cy, cz] = d.cluster;
     let nclusters = [d.grid[0] / cx, d.grid[1] / cy, d.grid[2] / cz];
@@ -175,11 +175,26 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
     let mut rr = 0usize;
     let mut spans: Vec<CtaSpan> = Vec::new();
     let mut start_of: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-    // Dispatch clusters while any GPC has room: to the GPC whose least loaded SM has the most free
-    // slots, ties round robin, so CTAs spread evenly over the SMs (264 CTAs on 132 SMs: two each,
-    // as the H200 runs them, although its GPCs have 16 or 17 SMs).
+    // Dispatch while any SM has room: single CTAs where the dispatcher's plan puts them
+    // (`placement`); a cluster of CTAs whole to the GPC whose least loaded SM has the most free
+    // slots, ties round robin.
     let per_sm = occ.ctas_per_sm as usize;
     let dispatch = |gpcs: &mut Vec<Gpc>, next_cluster: &mut u64, rr: &mut usize, start_of: &mut BTreeMap<u64, (u32, u64)>| {
+        if *next_cluster >= total_clusters {
+            return;
+        }
+        if per_cluster == 1 {
+            let mut resident: Vec<u32> = gpcs.iter().flat_map(|g| g.sms.iter().map(|s| s.resident_ctas() as u32)).collect();
+            for sm in layout.plan(&mut resident, per_sm as u32, total_clusters - *next_cluster) {
+                let g = &mut gpcs[layout.gpc_of(sm) as usize];
+                let local = (sm - g.sms[0].id) as usize;
+                for (sm, cta, t) in g.place(&d, &cluster_ctas(*next_cluster), vec![local], occ.res, k.smem_bytes) {
+                    start_of.insert(cta, (sm, t));
+                }
+                *next_cluster += 1;
+            }
+            return;
+        }
         let n = gpcs.len();
         let mut order: Vec<usize> = Vec::with_capacity(n);
         while *next_cluster < total_clusters {
@@ -187,16 +202,9 @@ pub fn run(cfg: Arc<ArchConfig>, k: Arc<Kernel>, mem: &mut DeviceMemory, opts: &
             order.clear();
             order.extend((0..n).map(|step| (*rr + step) % n));
             order.sort_by_key(|&g| std::cmp::Reverse(gpcs[g].most_free(per_sm)));
-            let mut placed = None;
-            for &g in &order {
-                if let Some(p) = gpcs[g].place(&d, &ctas, occ.res, per_sm, k.smem_bytes) {
-                    *rr = g + 1;
-                    placed = Some(p);
-                    break;
-                }
-            }
-            let Some(p) = placed else { break };
-            for (sm, cta, t) in p {
+            let Some((g, sm_of)) = order.iter().find_map(|&g| gpcs[g].room(per_sm, ctas.len()).map(|v| (g, v))) else { break };
+            *rr = g + 1;
+            for (sm, cta, t) in gpcs[g].place(&d, &ctas, sm_of, occ.res, k.smem_bytes) {
                 start_of.insert(cta, (sm, t));
             }
             *next_cluster += 1;
@@ -318,8 +326,9 @@ fn printf_cycles(cfg: &ArchConfig, calls: u64) -> u64 {
 /// SM `id`: SMs are dealt to GPCs round robin (see [`run`]), so it is the `id / #GPCs`-th of GPC
 /// `id % #GPCs`.
 fn sm_at(gpcs: &mut [Gpc], id: u32) -> &mut Sm {
-    let n = gpcs.len() as u32;
-    let sm = &mut gpcs[(id % n) as usize].sms[(id / n) as usize];
+    let g = gpcs.partition_point(|g| g.sms[0].id <= id) - 1;
+    let first = gpcs[g].sms[0].id;
+    let sm = &mut gpcs[g].sms[(id - first) as usize];
     debug_assert_eq!(sm.id, id);
     sm
 }

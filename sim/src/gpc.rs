@@ -52,27 +52,31 @@ impl Gpc {
         v
     }
 
-    /// Places a cluster (its CTAs `linear[r]` by rank) if the GPC has room; each CTA starts when
-    /// its SM's launcher gives it a slot ([`Sm::launch_slot`]). Returns the (global SM id, CTA,
-    /// assignment cycle) placements.
-    pub fn place(&mut self, dims: &LaunchDims, linear: &[u64], res: CtaRes, per_sm: usize, smem: u32) -> Option<Vec<(u32, u64, u64)>> {
-        let free = self.free_slots(per_sm);
-        if free.iter().map(|f| f.1).sum::<usize>() < linear.len() {
+    /// SMs (index within the GPC) for a cluster of `n` CTAs, rank r on the r-th SM of the round
+    /// robin over the least loaded SMs with free slots; `None` if the GPC has too few slots.
+    pub fn room(&self, per_sm: usize, n: usize) -> Option<Vec<usize>> {
+        let mut left = self.free_slots(per_sm);
+        if left.iter().map(|f| f.1).sum::<usize>() < n {
             return None;
         }
-        // Rank r goes to the r-th SM of the round-robin over SMs with free slots.
-        let mut left: Vec<(usize, usize)> = free;
-        let mut sm_of = Vec::with_capacity(linear.len());
+        let mut sm_of = Vec::with_capacity(n);
         let mut k = 0;
-        while sm_of.len() < linear.len() {
-            let n = left.len();
-            let (i, f) = &mut left[k % n];
+        while sm_of.len() < n {
+            let m = left.len();
+            let (i, f) = &mut left[k % m];
             if *f > 0 {
                 *f -= 1;
                 sm_of.push(*i);
             }
             k += 1;
         }
+        Some(sm_of)
+    }
+
+    /// Places a cluster (its CTAs `linear[r]` by rank, rank r on SM `sm_of[r]`, an index within
+    /// the GPC); each CTA starts when its SM's launcher gives it a slot ([`Sm::launch_slot`]).
+    /// Returns the (global SM id, CTA, assignment cycle) placements.
+    pub fn place(&mut self, dims: &LaunchDims, linear: &[u64], sm_of: Vec<usize>, res: CtaRes, smem: u32) -> Vec<(u32, u64, u64)> {
         let threads = dims.threads_per_cta();
         let warps = dims.warps_per_cta();
         let ctas: Vec<CtaShared> = linear
@@ -82,13 +86,13 @@ impl Gpc {
             .collect();
         let n = linear.len() as u32;
         let cl = self.arena.insert(Cluster { ctas, sm_of: sm_of.clone(), arrived: 0, phase: 0, live_warps: n * warps, running: n });
-        let mut placed = Vec::new();
+        let mut placed = Vec::with_capacity(linear.len());
         for (r, &l) in linear.iter().enumerate() {
             let sm = &mut self.sms[sm_of[r]];
             let start = sm.launch_slot();
             sm.admit(cl, r, res, start, l * warps as u64);
             placed.push((sm.id, l, sm.now));
         }
-        Some(placed)
+        placed
     }
 }

@@ -17,6 +17,11 @@
 //! partition also passes its whole sectors through the near slice's atomic unit on the way, so
 //! slices homing hot lines in one partition slow those homed in the other.
 //!
+//! In front of the slices each GPC has a request coalescer: a read of sectors that an earlier
+//! read from the same GPC is still fetching rides it, up to `l2.coalescer_merge` requests on
+//! one, and no slice serves or counts it (`validate/data/h100/lrc`: SMs of one GPC reading the
+//! same lines at once make one lookup per 3-4 readers, SMs of different GPCs never merge).
+//!
 //! Each slice is a queue with a sector throughput in front of a sectored tag store (write-back,
 //! write-allocate with byte-masked partial sectors). With two partitions (Ampere, Hopper), a
 //! read from an SM first looks in its own partition, where lines homed in the other partition are replicated on use: a footprint under half the L2 hits "near", up to the
@@ -44,11 +49,13 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::BuildHasherDefault;
 
 use crate::coalescer::{LINE, SECTOR};
 use crate::cache::{Evicted, SectorCache};
 use crate::config::ArchConfig;
 use crate::dram::Dram;
+use crate::memory::PageHasher;
 
 /// A request from an SM's L1 to the memory system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +127,17 @@ pub struct L2Stats {
     pub sector_hits: u64,
     pub sector_misses: u64,
 }
+
+/// A read the coalescer holds: the sectors it fetches, when it is back, and the requests riding
+/// on it.
+struct InFlight {
+    sectors: u8,
+    done: u64,
+    riders: u32,
+}
+
+/// Cycles between two sweeps of the coalescer's finished entries.
+const PURGE_CYCLES: u64 = 4096;
 
 struct Slice {
     tags: SectorCache,
@@ -220,6 +238,14 @@ pub struct MemSys {
     atomic_far_passes: f64,
     /// Per line updated by returning atomics: the cycle its read-modify-write unit is free again.
     line_atomic_free: HashMap<u64, f64>,
+    /// The request coalescers' in-flight reads, by line and requesting GPC; entries
+    /// finished by `purge_at` are dropped then.
+    in_flight: HashMap<u64, InFlight, BuildHasherDefault<PageHasher>>,
+    purge_at: u64,
+    coalescer_merge: u32,
+    /// Each SM's GPC (`placement::Layout`): its coalescer, and its partition (GPC mod
+    /// partitions: a GPC's SMs share one).
+    gpc_of: Vec<u32>,
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
@@ -281,6 +307,13 @@ impl MemSys {
             atomic_sector_cycles: l2.atomic_sector_cycles.max(0.0),
             atomic_far_passes: l2.atomic_far_passes.max(0.0),
             line_atomic_free: HashMap::new(),
+            in_flight: HashMap::default(),
+            purge_at: 0,
+            coalescer_merge: l2.coalescer_merge.max(1),
+            gpc_of: {
+                let layout = crate::placement::Layout::new(&cfg.sm);
+                (0..cfg.sm.count.max(1)).map(|s| layout.gpc_of(s)).collect()
+            },
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
@@ -467,7 +500,8 @@ impl MemSys {
         let h = self.home(r.line);
         let key = Self::key(h);
         let home = self.slice_index(h.partition, h.idx);
-        let near_p = r.sm % self.partitions;
+        let gpc = self.gpc_of[r.sm as usize];
+        let near_p = gpc % self.partitions;
         let far = near_p != h.partition;
         match r.kind {
             ReqKind::Write | ReqKind::Atomic => {
@@ -529,32 +563,71 @@ impl MemSys {
                     (start + far + self.hit_latency / 2).max(wb)
                 }
             }
-            ReqKind::Read if far => {
-                let near = self.slice_index(near_p, h.idx);
-                let start = self.queue(near, r.t, self.sector_cycles(r.sectors));
-                let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
-                if look.miss == 0 {
-                    self.count_read(r.sectors, 0);
-                    return (start + self.hit_latency).max(look.ready);
-                }
-                // A near miss: fetch the missing blocks from the home partition and keep a
-                // replica near. The home lookup counts as well unless the near slice promoted.
-                // An uncounted lookup takes no request slot there (the request rate is derived
-                // from counted lookups), only its data cycles.
-                let fetch = look.miss;
-                self.count_read(look.hit, fetch);
-                let counted = fetch == r.sectors & !look.hit;
-                let busy = if counted { self.sector_cycles(fetch) } else { fetch.count_ones() as f64 / self.sectors_per_cycle };
-                let hs = self.queue(home, start, busy);
-                let done = self.read_home(home, hs, key, r.line, fetch, counted) + self.far_extra;
-                let look = self.slices[near].tags.access(key, fetch, false, true, done);
-                done.max(self.writeback(near, start, look.evicted))
-            }
             ReqKind::Read => {
-                let start = self.queue(home, r.t, self.sector_cycles(r.sectors));
-                self.read_home(home, start, key, r.line, r.sectors, true)
+                let slot = (r.line / LINE) | (u64::from(gpc) << PARTITION_SHIFT);
+                if let Some(done) = self.coalesce(slot, r) {
+                    return done;
+                }
+                let done = if far { self.read_far(r, h, key, home, near_p) } else { self.read_near(r, key, home) };
+                self.track(slot, r, done);
+                done
             }
         }
+    }
+
+    /// The GPC's request coalescer: a read of a line whose earlier read from the same GPC is
+    /// still in flight, for sectors that read asked for, rides it (up to `l2.coalescer_merge`
+    /// requests on one) and returns with it, neither queued at nor counted by a slice.
+    fn coalesce(&mut self, slot: u64, r: &MemReq) -> Option<u64> {
+        let e = self.in_flight.get_mut(&slot)?;
+        let hit = self.hit_latency;
+        (r.t < e.done && r.sectors & !e.sectors == 0 && e.riders + 1 < self.coalescer_merge).then(|| {
+            e.riders += 1;
+            e.done.max(r.t + hit)
+        })
+    }
+
+    /// Enters a read that went to a slice as the line's in-flight read (replacing a full or
+    /// finished one); drops finished entries now and then.
+    fn track(&mut self, slot: u64, r: &MemReq, done: u64) {
+        if self.coalescer_merge <= 1 {
+            return;
+        }
+        if r.t >= self.purge_at {
+            self.in_flight.retain(|_, e| e.done > r.t);
+            self.purge_at = r.t + PURGE_CYCLES;
+        }
+        self.in_flight.insert(slot, InFlight { sectors: r.sectors, done, riders: 0 });
+    }
+
+    /// A read of a line homed in the other partition: looked up at the SM's near slice, and on a
+    /// miss fetched from home and replicated near.
+    fn read_far(&mut self, r: &MemReq, h: Home, key: u64, home: usize, near_p: u32) -> u64 {
+        let near = self.slice_index(near_p, h.idx);
+        let start = self.queue(near, r.t, self.sector_cycles(r.sectors));
+        let look = self.slices[near].tags.access(key, r.sectors, false, false, 0);
+        if look.miss == 0 {
+            self.count_read(r.sectors, 0);
+            return (start + self.hit_latency).max(look.ready);
+        }
+        // A near miss: fetch the missing blocks from the home partition and keep a
+        // replica near. The home lookup counts as well unless the near slice promoted.
+        // An uncounted lookup takes no request slot there (the request rate is derived
+        // from counted lookups), only its data cycles.
+        let fetch = look.miss;
+        self.count_read(look.hit, fetch);
+        let counted = fetch == r.sectors & !look.hit;
+        let busy = if counted { self.sector_cycles(fetch) } else { fetch.count_ones() as f64 / self.sectors_per_cycle };
+        let hs = self.queue(home, start, busy);
+        let done = self.read_home(home, hs, key, r.line, fetch, counted) + self.far_extra;
+        let look = self.slices[near].tags.access(key, fetch, false, true, done);
+        done.max(self.writeback(near, start, look.evicted))
+    }
+
+    /// A read of a line homed in the SM's own partition.
+    fn read_near(&mut self, r: &MemReq, key: u64, home: usize) -> u64 {
+        let start = self.queue(home, r.t, self.sector_cycles(r.sectors));
+        self.read_home(home, start, key, r.line, r.sectors, true)
     }
 
     /// A read at the home slice that already started service at `start`: hits, or fetches the
@@ -642,6 +715,7 @@ mod tests {
         cfg.l2.requests_per_cycle_per_slice = 100.0;
         cfg.l2.sectors_per_cycle_per_slice = 2.0;
         cfg.l2.write_sectors_per_cycle_per_slice = 1.0;
+        cfg.l2.coalescer_merge = 1;
         let req = |kind| MemReq { t: 0, sm: 0, line: 0, sectors: 0xF, full: 0xF, kind, ops: 0, words: 0, lookups: 0, partial: 0, red: false };
         let (one_w, one_r) = (flood(&cfg, req(ReqKind::Write), 1), flood(&cfg, req(ReqKind::Read), 1));
         let writes = flood(&cfg, req(ReqKind::Write), 101) - one_w;
@@ -777,12 +851,37 @@ mod tests {
         m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, lookups: 0, partial: 0, red: false })
     }
 
+    /// The first SM in partition `p` (a GPC's SMs share its partition).
+    fn sm_in(m: &MemSys, p: u32) -> u32 {
+        (0..m.gpc_of.len() as u32).find(|&s| m.gpc_of[s as usize] % m.partitions == p).expect("an SM in the partition")
+    }
+
+    #[test]
+    fn reads_in_flight_from_one_gpc_merge_four_to_a_lookup() {
+        let mut m = memsys("hopper-h200");
+        let line = 5 * LINE;
+        let p = m.home(line).partition;
+        let gpc0: Vec<u32> = (0..m.gpc_of.len() as u32).filter(|&s| m.gpc_of[s as usize] == m.gpc_of[sm_in(&m, p) as usize]).collect();
+        // Six SMs of one GPC at once: two lookups (4 requests ride one); they return together.
+        let done: Vec<u64> = gpc0[..6].iter().map(|&s| read(&mut m, 100, s, line, 0xF)).collect();
+        assert_eq!(m.stats.sectors_read, 8);
+        assert!(done[..4].iter().all(|&d| d == done[0]), "{done:?}");
+        // An SM of another GPC in the same partition does not ride them.
+        let g = m.gpc_of[gpc0[0] as usize];
+        let other = (0..m.gpc_of.len() as u32).find(|&s| m.gpc_of[s as usize] != g && m.gpc_of[s as usize] % m.partitions == p).unwrap();
+        read(&mut m, 101, other, line, 0xF);
+        assert_eq!(m.stats.sectors_read, 12);
+        // A read after the first one returned is looked up again (a hit now).
+        read(&mut m, done[0] + 1, gpc0[0], line, 0xF);
+        assert_eq!(m.stats.sectors_read, 16);
+    }
+
     #[test]
     fn a_one_sector_miss_fetches_its_pair_and_the_pair_then_hits() {
         let mut m = memsys("hopper-h200");
         // An SM in the line's home partition: one lookup per request.
         let line = 77 * LINE;
-        let sm = m.home(line).partition;
+        let sm = sm_in(&m, m.home(line).partition);
         read(&mut m, 0, sm, line, 0b0001);
         assert_eq!(m.dram.bytes_read, 64);
         assert_eq!((m.stats.sectors_read, m.stats.sector_misses), (2, 2));
@@ -797,7 +896,7 @@ mod tests {
         let cfg = crate::presets::preset_with_overrides("hopper-h200", &[("l2.size_kib", "240")]).expect("config");
         let mut m = MemSys::new(&cfg);
         let h = m.home(0);
-        let sm = h.partition;
+        let sm = sm_in(&m, h.partition);
         m.access(&MemReq { t: 0, sm, line: 0, sectors: 0b0001, full: 0, kind: ReqKind::Write, ops: 0, words: 0, lookups: 0, partial: 0, red: false });
         // Twenty more whole-line reads homed on the same slice evict it.
         let same: Vec<u64> = (1..).map(|l| l * LINE).filter(|&l| { let g = m.home(l); (g.partition, g.idx) == (h.partition, h.idx) }).take(20).collect();

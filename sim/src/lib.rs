@@ -55,10 +55,11 @@ pub mod engine;
 pub mod gpc;
 pub mod occupancy;
 pub mod overlay;
+pub mod placement;
 pub mod sm;
 pub mod launch;
 pub mod tensor;
 
 /// Revision of the timing semantics: bump it with any change that alters simulated cycles or
 /// counters, so that caches of simulated results (`warpsim sweep`) stop matching.
-pub const TIMING_REVISION: u32 = 39;
+pub const TIMING_REVISION: u32 = 40;

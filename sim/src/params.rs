@@ -305,6 +305,10 @@ fn build() -> Vec<Param> {
         int("sm.count", "count", 1, 1024, Timing, "Streaming multiprocessors"),
         int("sm.gpcs", "count", 1, u32::MAX, Timing, "Graphics processing clusters the SMs are grouped in; CTA clusters are co-scheduled within one GPC")
             .rule("≤ sm.count", |c| (c.sm.gpcs > c.sm.count).then(|| format!("must not exceed sm.count ({})", c.sm.count))),
+        p("sm.gpc_sms", Ty::IntList, "count", Timing, "SMs in each GPC, in the CTA dispatcher's GPC order; used when it has sm.gpcs entries summing to sm.count, else (empty, or sm.count or sm.gpcs swept) sm.count split evenly")
+            .rule("entries ≥ 1", |c| c.sm.gpc_sms.contains(&0).then(|| "entries must be at least 1".to_string())),
+        int("sm.sms_per_tpc", "count", 1, 64, Timing, "SMs per texture processing cluster: a wave of CTAs too small to give every SM one is spread one CTA per TPC"),
+        int("sm.lone_sms", "count", 0, 1024, Timing, "SMs at the head of GPC 0 the CTA dispatcher gives one CTA each before it splits the rest of a partly filled wave over the GPCs (at most GPC 0's SMs)"),
         int("sm.sub_partitions", "count", 1, 64, Timing, "Sub-partitions (processing blocks) per SM, each with its own scheduler"),
         int("sm.issue_width", "instructions/cycle", 1, 64, Timing, "Warp instructions each sub-partition's scheduler issues per cycle"),
         int("sm.register_banks", "banks", 0, 4, Timing, "Machine code: register-file banks (register index mod banks), one read each per cycle; a math instruction needing more reads of one bank holds dispatch a cycle per further read (0: no conflicts)")
@@ -415,6 +419,7 @@ fn build() -> Vec<Param> {
         float("l2.write_sectors_per_cycle_per_slice", "sectors/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sectors of stores each L2 slice absorbs per cycle"),
         float("l2.requests_per_cycle_per_slice", "requests/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Requests (tag lookups) each L2 slice serves per cycle, whatever their sectors"),
         int_when("l2.mshrs_per_slice", "count", 1, 65536, "l2.size_kib", Timing, "DRAM reads in flight per L2 slice; a further miss waits for the earliest to return"),
+        int("l2.coalescer_merge", "requests", 1, 65536, Timing, "Reads of one line from one GPC's SMs that ride one in-flight L2 read (the request coalescer: later ones are neither served nor counted by a slice; 1: no coalescer)"),
         float("l2.atomics_per_cycle_per_slice", "atomics/cycle", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Sector lookups that update part of a sector (one address's lanes, scattered words) each L2 slice's atomic unit applies per cycle"),
         float("l2.atomic_request_cycles", "cycles", (1e-3, 1e4), Some("l2.size_kib"), Timing, "Least cycles between two returning atomic requests to one line (the next waits for the old value)"),
         Param { range: Range::Float { lo: 0.0, hi: 1e4, positive: false, when: None }, ..p("l2.atomic_partial_cycles", Ty::Float, "cycles", Timing, "Further cycles a returning atomic holds its line per sector it writes only in part (byte merge)") },

@@ -22,6 +22,9 @@ fn cfg() -> ArchConfig {
         sm: Sm {
             count: 8,
             gpcs: 2,
+            gpc_sms: vec![],
+            sms_per_tpc: 2,
+            lone_sms: 0,
             sub_partitions: 4,
             issue_width: 1,
             register_banks: 2,
@@ -74,6 +77,7 @@ fn cfg() -> ArchConfig {
             write_sectors_per_cycle_per_slice: 2.0,
             requests_per_cycle_per_slice: 1.0,
             mshrs_per_slice: 256,
+            coalescer_merge: 1,
             atomics_per_cycle_per_slice: 1.0,
             atomic_request_cycles: 4.0,
             atomic_partial_cycles: 0.0,
@@ -228,7 +232,7 @@ fn bundled_on_h200(name: &str, edit: impl FnOnce(&mut ArchConfig)) -> warpsim_si
 
 #[test]
 fn ctas_spread_evenly_over_sms_of_unequal_gpcs() {
-    // 264 CTAs, 4 fit per SM, 132 SMs in 8 GPCs of 16 or 17 SMs: every SM runs two, as on the
+    // 264 CTAs, 4 fit per SM, 132 SMs in 8 GPCs of 16 or 18 SMs: every SM runs two, as on the
     // H200 (ncu: launch__waves_per_multiprocessor 0.5 and 2 CTAs' worth of active warps).
     let r = bundled_on_h200("occ_regs_free", |_| {});
     let mut per_sm = vec![0u32; 132];
