@@ -323,8 +323,8 @@ fn printf_cycles(cfg: &ArchConfig, calls: u64) -> u64 {
     u64::from(cfg.misc.printf_launch_cycles) + (calls - 1) * u64::from(cfg.misc.printf_line_cycles)
 }
 
-/// SM `id`: SMs are dealt to GPCs round robin (see [`run`]), so it is the `id / #GPCs`-th of GPC
-/// `id % #GPCs`.
+/// SM `id`: SMs are numbered GPC by GPC (`placement::Layout`), so it is the one of the last GPC
+/// whose first SM is at most `id`.
 fn sm_at(gpcs: &mut [Gpc], id: u32) -> &mut Sm {
     let g = gpcs.partition_point(|g| g.sms[0].id <= id) - 1;
     let first = gpcs[g].sms[0].id;
