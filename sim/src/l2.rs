@@ -56,6 +56,7 @@ use crate::cache::{Evicted, SectorCache};
 use crate::config::ArchConfig;
 use crate::dram::Dram;
 use crate::memory::PageHasher;
+use crate::placement::Layout;
 
 /// A request from an SM's L1 to the memory system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,9 +244,9 @@ pub struct MemSys {
     in_flight: HashMap<u64, InFlight, BuildHasherDefault<PageHasher>>,
     purge_at: u64,
     coalescer_merge: u32,
-    /// Each SM's GPC (`placement::Layout`): its coalescer, and its partition (GPC mod
+    /// The SMs' GPCs: an SM's GPC is its coalescer's, and its partition is the GPC's (GPC mod
     /// partitions: a GPC's SMs share one).
-    gpc_of: Vec<u32>,
+    layout: Layout,
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
@@ -310,10 +311,7 @@ impl MemSys {
             in_flight: HashMap::default(),
             purge_at: 0,
             coalescer_merge: l2.coalescer_merge.max(1),
-            gpc_of: {
-                let layout = crate::placement::Layout::new(&cfg.sm);
-                (0..cfg.sm.count.max(1)).map(|s| layout.gpc_of(s)).collect()
-            },
+            layout: Layout::new(&cfg.sm),
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
@@ -500,7 +498,7 @@ impl MemSys {
         let h = self.home(r.line);
         let key = Self::key(h);
         let home = self.slice_index(h.partition, h.idx);
-        let gpc = self.gpc_of[r.sm as usize];
+        let gpc = self.layout.gpc_of(r.sm);
         let near_p = gpc % self.partitions;
         let far = near_p != h.partition;
         match r.kind {
@@ -851,9 +849,9 @@ mod tests {
         m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, lookups: 0, partial: 0, red: false })
     }
 
-    /// The first SM in partition `p` (a GPC's SMs share its partition).
+    /// The first SM in partition `p`: that of GPC p (GPCs sit in partition GPC mod partitions).
     fn sm_in(m: &MemSys, p: u32) -> u32 {
-        (0..m.gpc_of.len() as u32).find(|&s| m.gpc_of[s as usize] % m.partitions == p).expect("an SM in the partition")
+        m.layout.sms(p as usize).start
     }
 
     #[test]
@@ -861,14 +859,13 @@ mod tests {
         let mut m = memsys("hopper-h200");
         let line = 5 * LINE;
         let p = m.home(line).partition;
-        let gpc0: Vec<u32> = (0..m.gpc_of.len() as u32).filter(|&s| m.gpc_of[s as usize] == m.gpc_of[sm_in(&m, p) as usize]).collect();
+        let gpc0: Vec<u32> = m.layout.sms(p as usize).collect();
         // Six SMs of one GPC at once: two lookups (4 requests ride one); they return together.
         let done: Vec<u64> = gpc0[..6].iter().map(|&s| read(&mut m, 100, s, line, 0xF)).collect();
         assert_eq!(m.stats.sectors_read, 8);
         assert!(done[..4].iter().all(|&d| d == done[0]), "{done:?}");
         // An SM of another GPC in the same partition does not ride them.
-        let g = m.gpc_of[gpc0[0] as usize];
-        let other = (0..m.gpc_of.len() as u32).find(|&s| m.gpc_of[s as usize] != g && m.gpc_of[s as usize] % m.partitions == p).unwrap();
+        let other = m.layout.sms(p as usize + m.partitions as usize).start;
         read(&mut m, 101, other, line, 0xF);
         assert_eq!(m.stats.sectors_read, 12);
         // A read after the first one returned is looked up again (a hit now).
