@@ -1,5 +1,6 @@
 //! `warpsim validate` end to end through the binary, on a machine without a GPU: gpu-run must
-//! fail cleanly (a message and a non-zero status, no panic); the self-check and merge work.
+//! fail cleanly (a message and a non-zero status, no panic); the self-check and merge work;
+//! calibrating again regenerates the shipped H200 preset.
 
 use std::process::Command;
 
@@ -64,4 +65,43 @@ fn self_check_then_merge() {
     assert_eq!(d.notes, ["test"]);
     assert!(dir.join("merged.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Calibration is reproducible: fitting `hopper-h200-datasheet` to the dataset the shipped
+/// `hopper-h200` preset names, with the code its header names (SASS mode, the default of `run`
+/// and `correlate`: the knobs' microbenchmarks run as the machine code ptxas makes, from the
+/// suite's committed listings), regenerates that preset byte for byte.
+#[test]
+fn the_shipped_h200_preset_is_the_calibration_of_its_dataset() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shipped = std::fs::read_to_string(root.join("sim/presets/hopper-h200.toml")).unwrap();
+    // The header names the dataset and the command: "# validate/data/h200/<date>.json (N
+    // workloads); ..." and "#   warpsim validate calibrate --isa sass --out ...".
+    let header: Vec<&str> = shipped.lines().take(4).collect();
+    let label = header
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .find(|w| w.starts_with("validate/data/") && w.ends_with(".json"))
+        .expect("the shipped preset's header names its dataset");
+    let isa = if header.iter().any(|l| l.contains("calibrate --isa sass")) { "sass" } else { "ptx" };
+    let out = std::env::temp_dir().join(format!("warpsim-calibrate-{}.toml", std::process::id()));
+    let data = root.join(label);
+    let run = Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .current_dir(root)
+        .env("WARPSIM_CUDA", "none")
+        .args(["validate", "calibrate", "--isa", isa, "--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .expect("the warpsim binary runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    if text != shipped {
+        let diff: Vec<String> =
+            shipped.lines().zip(text.lines()).filter(|(a, b)| a != b).take(10).map(|(a, b)| format!("- {a}\n+ {b}")).collect();
+        panic!(
+            "calibrating again gives a different preset; rerun `warpsim validate calibrate --isa {isa} --out \
+             sim/presets/hopper-h200.toml` and commit it with the change that moved it:\n{}",
+            diff.join("\n")
+        );
+    }
 }

@@ -261,6 +261,9 @@ pub struct L2 {
     pub far_extra_latency: u32,
     /// Partitions the slices are split into (count; Hopper and Ampere have 2).
     pub partitions: u32,
+    /// The partition each GPC's SMs are near, by GPC, used when it has an entry below
+    /// `partitions` for each GPC; else GPC mod `partitions` (index).
+    pub gpc_partition: Vec<u32>,
     /// Sectors each slice serves per cycle (count).
     pub sectors_per_cycle_per_slice: f64,
     /// Sectors of writes (stores, write-backs from L1) each slice absorbs per cycle (count).

@@ -244,9 +244,10 @@ pub struct MemSys {
     in_flight: HashMap<u64, InFlight, BuildHasherDefault<PageHasher>>,
     purge_at: u64,
     coalescer_merge: u32,
-    /// The SMs' GPCs: an SM's GPC is its coalescer's, and its partition is the GPC's (GPC mod
-    /// partitions: a GPC's SMs share one).
+    /// The SMs' GPCs: an SM's GPC is its coalescer's, and its partition is the GPC's.
     layout: Layout,
+    /// Each GPC's near partition, by GPC (`l2.gpc_partition`, else GPC mod partitions).
+    gpc_part: Vec<u32>,
     hit_latency: u64,
     far_extra: u64,
     atomic_extra: u64,
@@ -278,6 +279,19 @@ fn atomic_requests(r: &MemReq) -> u16 {
     }
 }
 
+/// Each GPC's near L2 partition: `given` where it names one below `partitions` for every GPC
+/// of the layout (measured on the H100 and H200: GPCs 0, 4, 5, 6 in one, 1, 2, 3, 7 in the
+/// other), else GPC mod `partitions` (unmeasured presets, or GPCs or partitions swept away
+/// from the list's).
+fn near_partitions(layout: &Layout, partitions: u32, given: &[u32]) -> Vec<u32> {
+    let n = layout.gpcs();
+    if given.len() == n && given.iter().all(|&p| p < partitions) {
+        given.to_vec()
+    } else {
+        (0..n as u32).map(|g| g % partitions).collect()
+    }
+}
+
 impl MemSys {
     pub fn new(cfg: &ArchConfig) -> MemSys {
         let l2 = &cfg.l2;
@@ -287,6 +301,7 @@ impl MemSys {
         let fill_block = (l2.promotion_bytes as u64 / SECTOR).clamp(1, LINE / SECTOR) as u32;
         let tags = || SectorCache::new(per_slice, LINE as u32, l2.assoc).with_partial_ways(l2.partial_ways).with_fill_block(fill_block);
         let runs = l2.placement_runs.max(1);
+        let layout = Layout::new(&cfg.sm);
         let place = permutation((slices * runs) as usize);
         let mut unplace = vec![0u32; place.len()];
         for (l, &slot) in place.iter().enumerate() {
@@ -311,7 +326,8 @@ impl MemSys {
             in_flight: HashMap::default(),
             purge_at: 0,
             coalescer_merge: l2.coalescer_merge.max(1),
-            layout: Layout::new(&cfg.sm),
+            gpc_part: near_partitions(&layout, l2.partitions.max(1), &l2.gpc_partition),
+            layout,
             hit_latency: l2.hit_latency as u64,
             far_extra: l2.far_extra_latency as u64,
             atomic_extra: cfg.misc.atomic_extra_latency as u64,
@@ -499,7 +515,7 @@ impl MemSys {
         let key = Self::key(h);
         let home = self.slice_index(h.partition, h.idx);
         let gpc = self.layout.gpc_of(r.sm);
-        let near_p = gpc % self.partitions;
+        let near_p = self.gpc_part[gpc as usize];
         let far = near_p != h.partition;
         match r.kind {
             ReqKind::Write | ReqKind::Atomic => {
@@ -849,9 +865,29 @@ mod tests {
         m.access(&MemReq { t, sm, line, sectors, full: 0, kind: ReqKind::Read, ops: 0, words: 0, lookups: 0, partial: 0, red: false })
     }
 
-    /// The first SM in partition `p`: that of GPC p (GPCs sit in partition GPC mod partitions).
+    /// The GPCs near partition `p`.
+    fn gpcs_in(m: &MemSys, p: u32) -> impl Iterator<Item = usize> + '_ {
+        (0..m.layout.gpcs()).filter(move |&g| m.gpc_part[g] == p)
+    }
+
+    /// The first SM in partition `p`.
     fn sm_in(m: &MemSys, p: u32) -> u32 {
-        m.layout.sms(p as usize).start
+        m.layout.sms(gpcs_in(m, p).next().expect("a GPC in the partition")).start
+    }
+
+    #[test]
+    fn gpcs_are_near_the_partition_the_preset_measured() {
+        // H200: GPCs 0, 4, 5, 6 on one side (66 SMs), 1, 2, 3, 7 on the other (66 SMs).
+        let m = memsys("hopper-h200");
+        assert_eq!(m.gpc_part, vec![0, 1, 1, 1, 0, 0, 0, 1]);
+        let side = |p: u32| gpcs_in(&m, p).map(|g| m.layout.sms(g).len()).sum::<usize>();
+        assert_eq!((side(0), side(1)), (66, 66));
+        // A list that does not fit the GPCs (swept away) or names a missing partition falls
+        // back to GPC mod partitions.
+        let layout = Layout::new(&crate::presets::preset_with_overrides("hopper-h200", &[("sm.gpcs", "4")]).expect("config").sm);
+        assert_eq!(near_partitions(&layout, 2, &[0, 1, 1, 1, 0, 0, 0, 1]), vec![0, 1, 0, 1]);
+        let h200 = Layout::new(&crate::presets::preset("hopper-h200").expect("preset").sm);
+        assert_eq!(near_partitions(&h200, 2, &[0, 2, 1, 1, 0, 0, 0, 1]), vec![0, 1, 0, 1, 0, 1, 0, 1]);
     }
 
     #[test]
@@ -859,13 +895,14 @@ mod tests {
         let mut m = memsys("hopper-h200");
         let line = 5 * LINE;
         let p = m.home(line).partition;
-        let gpc0: Vec<u32> = m.layout.sms(p as usize).collect();
+        let gpcs: Vec<usize> = gpcs_in(&m, p).collect();
+        let gpc0: Vec<u32> = m.layout.sms(gpcs[0]).collect();
         // Six SMs of one GPC at once: two lookups (4 requests ride one); they return together.
         let done: Vec<u64> = gpc0[..6].iter().map(|&s| read(&mut m, 100, s, line, 0xF)).collect();
         assert_eq!(m.stats.sectors_read, 8);
         assert!(done[..4].iter().all(|&d| d == done[0]), "{done:?}");
         // An SM of another GPC in the same partition does not ride them.
-        let other = m.layout.sms(p as usize + m.partitions as usize).start;
+        let other = m.layout.sms(gpcs[1]).start;
         read(&mut m, 101, other, line, 0xF);
         assert_eq!(m.stats.sectors_read, 12);
         // A read after the first one returned is looked up again (a hit now).

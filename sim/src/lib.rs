@@ -62,4 +62,4 @@ pub mod tensor;
 
 /// Revision of the timing semantics: bump it with any change that alters simulated cycles or
 /// counters, so that caches of simulated results (`warpsim sweep`) stop matching.
-pub const TIMING_REVISION: u32 = 40;
+pub const TIMING_REVISION: u32 = 41;

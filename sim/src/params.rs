@@ -404,6 +404,7 @@ fn build() -> Vec<Param> {
         int("l2.partitions", "count", 1, u32::MAX, Timing, "Partitions the L2 slices are split into (Hopper and Ampere have 2)")
             .rule("divides l2.slices", |c| (c.l2.partitions > 0 && !c.l2.slices.is_multiple_of(c.l2.partitions)).then(|| format!("must divide l2.slices ({})", c.l2.slices))),
         Param { range: Range::Int { min: 32, max: 128, pow2: true, when: None }, ..p("l2.promotion_bytes", Ty::Int, "bytes", Timing, "Aligned block a read miss fetches from DRAM around each missing 32-byte sector (32: no promotion; 128: the line)") },
+        p("l2.gpc_partition", Ty::IntList, "index", Timing, "The L2 partition each GPC's SMs are near, by GPC; used when it has one entry per GPC, each below l2.partitions, else (empty, or swept GPCs or partitions) GPC mod l2.partitions"),
         p("l2.partial_ways", Ty::Int, "ways", Timing, "Ways of a set that may hold partially written lines; beyond them a partial write evicts the LRU partial line (l2.assoc: no limit)")
             .rule("1 ≤ value ≤ l2.assoc", |c| (c.l2.partial_ways == 0 || c.l2.partial_ways > c.l2.assoc).then(|| format!("must lie between 1 and l2.assoc ({})", c.l2.assoc))),
         cycles("l2.far_extra_latency", 0, None, Timing, "Extra latency when the line's home is the far L2 partition (0 for a monolithic L2)")

@@ -631,17 +631,20 @@ mod tests {
         assert_eq!(c.sm.sub_partitions, 4);
         assert!((c.clock.sm_mhz - 1980.0).abs() < 1.0);
         // Latencies: the datasheet preset's from hardware-figures.md §5, the calibrated one's
-        // within the ranges measured on the H200 (L1 32–41, L2 260–290, DRAM 480–670 cycles).
+        // (fitted in SASS mode, where a chase is the bare load chain) within the ranges measured
+        // on the H200 (L1 30–41: the dependent LDG chain of validate/data/h200/micro 32.0; L2
+        // 260–290, DRAM 480–670 cycles).
         let d = preset("hopper-h200-datasheet").unwrap();
         assert!((38..=41).contains(&d.l1.latency), "L1 {}", d.l1.latency);
         assert!((258..=272).contains(&d.l2.hit_latency), "L2 {}", d.l2.hit_latency);
         assert!((480..=660).contains(&d.dram.latency), "DRAM {}", d.dram.latency);
-        assert!((32..=41).contains(&c.l1.latency), "L1 {}", c.l1.latency);
+        assert!((30..=41).contains(&c.l1.latency), "L1 {}", c.l1.latency);
         assert!((260..=290).contains(&c.l2.hit_latency), "L2 {}", c.l2.hit_latency);
         assert!((480..=670).contains(&c.dram.latency), "DRAM {}", c.dram.latency);
         // Calibrated on smem_stride_1, whose launch and stores move it a little: within two
-        // cycles of the literature's 28.6–29.9.
-        assert!((27..=31).contains(&c.smem.latency), "shared {}", c.smem.latency);
+        // cycles of the H200's dependent LDS chain (micro_smem_ways_1: 23.0 cycles per hop; the
+        // literature's 28.6–29.9 are chases with their address arithmetic).
+        assert!((21..=25).contains(&c.smem.latency), "shared {}", c.smem.latency);
         assert_eq!((c.smem.banks, c.smem.bank_bytes), (32, 4));
         assert_eq!(c.pipes.fp32.latency, 4);
         assert_eq!(c.pipes.fp64.latency, 8);

@@ -73,6 +73,7 @@ fn cfg() -> ArchConfig {
             hit_latency: 263,
             far_extra_latency: 200,
             partitions: 2,
+            gpc_partition: vec![],
             sectors_per_cycle_per_slice: 2.0,
             write_sectors_per_cycle_per_slice: 2.0,
             requests_per_cycle_per_slice: 1.0,

@@ -9,7 +9,7 @@
 
 use warpsim_isa::ast::Space;
 use warpsim_isa::control::{Control, Pipe as Unit};
-use warpsim_isa::inst::{Class, MatrixOp, Op};
+use warpsim_isa::inst::{AtomOp, Class, Inst, MatrixOp, Op};
 use warpsim_isa::program::Program;
 use warpsim_workloads::Spills;
 
@@ -116,8 +116,7 @@ pub(super) struct IssueInfo {
     pub(super) spill_loads: u16,
     pub(super) spill_stores: u16,
     pub(super) spill_first: (u32, u32),
-    /// A reduction: `red` (PTX), `RED` (SASS), or an atomic whose destination no instruction reads
-    /// (ptxas makes it `RED`).
+    /// A reduction (`RED`): what `reductions` says.
     pub(super) red: bool,
     /// A warp shuffle (`shfl.sync`).
     pub(super) shuffle: bool,
@@ -128,6 +127,26 @@ pub(super) struct IssueInfo {
     pub(super) needs_mshr: bool,
 }
 
+/// Which atomics are reductions (`RED`: nothing returns, ncu counts `op_red`). In SASS mode
+/// the opcode says (`REDG`/`RED` against `ATOMG`/`ATOM`, `PT, RZ` included). PTX's `red` is one;
+/// an `atom` whose destination no instruction reads becomes one as ptxas 13.0.88 makes it for
+/// sm_90 (`atomicAdd`/`Min`/`Max`/`Inc`/`Dec`/`And`/`Or`/`Xor` with the result unused:
+/// `REDG.E.…`), except an exchange or a compare-and-swap (no `RED` form: `ATOMG.E.EXCH PT, RZ`)
+/// and any atomic of a kernel with a fence (`membar`/`fence`, `__threadfence` and its block
+/// form: ptxas then keeps every atomic `ATOMG … PT, RZ`, before the fence or after it; the
+/// threadFenceReduction pattern, blind6 `dot_f64_lastblock`, whose three atomics per CTA the
+/// H200 counts as `op_atom`).
+fn reductions<'a>(prog: &'a Program, read: &'a [bool]) -> impl Fn(&Inst) -> bool + 'a {
+    let sass = !prog.control.is_empty();
+    let fenced = prog.insts.iter().any(|i| matches!(i.op, Op::Membar | Op::Fence));
+    move |inst: &Inst| match inst.op {
+        Op::Red(_) => true,
+        Op::Atom(AtomOp::Exch | AtomOp::Cas | AtomOp::CasFlag) => false,
+        Op::Atom(_) => !sass && !fenced && inst.defs.iter().all(|&d| !read[d as usize]),
+        _ => false,
+    }
+}
+
 impl IssueTable {
     /// `spills`: the compiler's spill code for this kernel ([`spill_placement`] spreads it).
     pub fn new(prog: &Program, cfg: &ArchConfig, spills: &Spills) -> IssueTable {
@@ -136,6 +155,7 @@ impl IssueTable {
         for r in prog.insts.iter().flat_map(|i| &i.uses) {
             read[*r as usize] = true;
         }
+        let reduction = reductions(prog, &read);
         let (loads, stores) = (spill_placement(prog, &costs, spills.load_bytes / 4), spill_placement(prog, &costs, spills.store_bytes / 4));
         let mut regs = Vec::new();
         let mut first = (0u32, 0u32);
@@ -166,7 +186,7 @@ impl IssueTable {
                     spill_loads: loads[i],
                     spill_stores: stores[i],
                     spill_first,
-                    red: matches!(inst.op, Op::Red(_)) || matches!(inst.op, Op::Atom(_)) && inst.defs.iter().all(|&d| !read[d as usize]),
+                    red: reduction(inst),
                     shuffle: matches!(inst.op, Op::Shfl(_)),
                     branch: match inst.op {
                         Op::BrxIdx => Branch::Indexed,
