@@ -225,7 +225,9 @@ pub fn decode_op(opcode: &str, mods: &[(String, Pos)], file: &str, pos: Pos) -> 
                 m.flags |= flag::PROXY;
                 w.take(&["async", "alias", "tensormap::generic", "async::generic", "async::global", "async::shared::cta", "async::shared::cluster"]);
             }
-            w.take1("mbarrier_init");
+            if w.take1("mbarrier_init") {
+                m.flags |= flag::MBAR_INIT;
+            }
             Op::Fence
         }
         "shfl" => Op::Shfl(match need(w.take(&["up", "down", "bfly", "idx"]), "a mode (`.up`, `.down`, `.bfly`, `.idx`)")? {

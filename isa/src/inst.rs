@@ -402,6 +402,8 @@ pub mod flag {
     /// instruction and a return leaves the code as `ret` does, so a branch around a call
     /// reconverges where ptxas's `BSYNC` says, not past every other call's return point.
     pub const SUBROUTINE: u64 = 1 << 49;
+    /// `fence.mbarrier_init` (orders only mbarrier initialisation, ptxas emits no `MEMBAR`).
+    pub const MBAR_INIT: u64 = 1 << 50;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

@@ -9,7 +9,7 @@
 
 use warpsim_isa::ast::Space;
 use warpsim_isa::control::{Control, Pipe as Unit};
-use warpsim_isa::inst::{AtomOp, Class, Inst, MatrixOp, Op};
+use warpsim_isa::inst::{flag, AtomOp, Class, Inst, MatrixOp, Op};
 use warpsim_isa::program::Program;
 use warpsim_workloads::Spills;
 
@@ -132,13 +132,18 @@ pub(super) struct IssueInfo {
 /// an `atom` whose destination no instruction reads becomes one as ptxas 13.0.88 makes it for
 /// sm_90 (`atomicAdd`/`Min`/`Max`/`Inc`/`Dec`/`And`/`Or`/`Xor` with the result unused:
 /// `REDG.E.…`), except an exchange or a compare-and-swap (no `RED` form: `ATOMG.E.EXCH PT, RZ`)
-/// and any atomic of a kernel with a fence (`membar`/`fence`, `__threadfence` and its block
-/// form: ptxas then keeps every atomic `ATOMG … PT, RZ`, before the fence or after it; the
-/// threadFenceReduction pattern, blind6 `dot_f64_lastblock`, whose three atomics per CTA the
-/// H200 counts as `op_atom`).
+/// and any atomic of a kernel with a memory fence (`membar`, `fence.sc`/`.acq_rel`: `MEMBAR`,
+/// as `__threadfence` and its block form make: ptxas then keeps every atomic `ATOMG … PT, RZ`,
+/// before the fence or after it; the threadFenceReduction pattern, blind6 `dot_f64_lastblock`,
+/// whose three atomics per CTA the H200 counts as `op_atom`). `fence.proxy.*` and
+/// `fence.mbarrier_init` make no `MEMBAR` and leave the `REDG`.
 fn reductions<'a>(prog: &'a Program, read: &'a [bool]) -> impl Fn(&Inst) -> bool + 'a {
     let sass = !prog.control.is_empty();
-    let fenced = prog.insts.iter().any(|i| matches!(i.op, Op::Membar | Op::Fence));
+    let fenced = prog.insts.iter().any(|i| match i.op {
+        Op::Membar => true,
+        Op::Fence => !i.m.has(flag::PROXY) && !i.m.has(flag::MBAR_INIT),
+        _ => false,
+    });
     move |inst: &Inst| match inst.op {
         Op::Red(_) => true,
         Op::Atom(AtomOp::Exch | AtomOp::Cas | AtomOp::CasFlag) => false,
@@ -318,6 +323,38 @@ impl Sm {
             TraceSpace::Const | TraceSpace::Param => Ok(self.const_timing()),
             TraceSpace::Global | TraceSpace::Local => self.global_timing(wi, pc),
             TraceSpace::None => Ok((pipe_lat, Dep::Fixed, None)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reductions;
+
+    /// Which of a kernel's atomics are reductions, by `body`'s atomics in order.
+    fn reds(body: &str) -> Vec<bool> {
+        let src = format!(".version 9.0\n.target sm_90\n.entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{body}\nret;\n}}\n");
+        let prog = warpsim_isa::load(&src, "t.ptx").expect("PTX").remove(0);
+        let mut read = vec![false; prog.regs.len()];
+        for r in prog.insts.iter().flat_map(|i| &i.uses) {
+            read[*r as usize] = true;
+        }
+        let red = reductions(&prog, &read);
+        prog.insts.iter().filter(|i| matches!(i.op, super::Op::Atom(_) | super::Op::Red(_))).map(|i| red(i)).collect()
+    }
+
+    #[test]
+    fn unused_atomics_are_reductions_as_ptxas_makes_them() {
+        // ptxas 13.0.88, sm_90: an unused add is `REDG`, a read one `ATOMG`, an unused exchange
+        // or CAS stays `ATOMG … PT, RZ`, and `red` is `REDG`.
+        let plain = "atom.global.add.u32 %r1, [%rd1], 1;\natom.global.add.u32 %r2, [%rd1], 1;\nadd.u32 %r3, %r2, 1;\n\
+                     atom.global.exch.b32 %r1, [%rd1], 1;\natom.global.cas.b32 %r1, [%rd1], 1, 2;\nred.global.add.u32 [%rd1], 1;";
+        assert_eq!(reds(plain), [true, false, false, false, true]);
+        // A memory fence anywhere in the kernel keeps every atomic returning (`__threadfence`);
+        // proxy and mbarrier-init fences make no `MEMBAR` and do not.
+        for (fence, kept) in [("membar.gl;", true), ("fence.acq_rel.gpu;", true), ("membar.cta;", true), ("fence.proxy.async;", false), ("fence.mbarrier_init.release.cluster;", false)] {
+            let body = format!("atom.global.add.u32 %r1, [%rd1], 1;\n{fence}\natom.global.inc.u32 %r1, [%rd1], 5;");
+            assert_eq!(reds(&body), [!kept, !kept], "{fence}");
         }
     }
 }
