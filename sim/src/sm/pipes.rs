@@ -137,7 +137,11 @@ pub(super) struct IssueInfo {
 /// before the fence or after it; the threadFenceReduction pattern, blind6 `dot_f64_lastblock`,
 /// whose three atomics per CTA the H200 counts as `op_atom`). `fence.proxy.*` and
 /// `fence.mbarrier_init` make no `MEMBAR` and leave the `REDG`.
-fn reductions<'a>(prog: &'a Program, read: &'a [bool]) -> impl Fn(&Inst) -> bool + 'a {
+fn reductions(prog: &Program) -> impl Fn(&Inst) -> bool {
+    let mut read = vec![false; prog.regs.len()];
+    for r in prog.insts.iter().flat_map(|i| &i.uses) {
+        read[*r as usize] = true;
+    }
     let sass = !prog.control.is_empty();
     let fenced = prog.insts.iter().any(|i| match i.op {
         Op::Membar => true,
@@ -156,11 +160,7 @@ impl IssueTable {
     /// `spills`: the compiler's spill code for this kernel ([`spill_placement`] spreads it).
     pub fn new(prog: &Program, cfg: &ArchConfig, spills: &Spills) -> IssueTable {
         let costs = warpsim_isa::costs::program_costs(prog, &cfg.machine_ops.0);
-        let mut read = vec![false; prog.regs.len()];
-        for r in prog.insts.iter().flat_map(|i| &i.uses) {
-            read[*r as usize] = true;
-        }
-        let reduction = reductions(prog, &read);
+        let reduction = reductions(prog);
         let (loads, stores) = (spill_placement(prog, &costs, spills.load_bytes / 4), spill_placement(prog, &costs, spills.store_bytes / 4));
         let mut regs = Vec::new();
         let mut first = (0u32, 0u32);
@@ -335,11 +335,7 @@ mod tests {
     fn reds(body: &str) -> Vec<bool> {
         let src = format!(".version 9.0\n.target sm_90\n.entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{body}\nret;\n}}\n");
         let prog = warpsim_isa::load(&src, "t.ptx").expect("PTX").remove(0);
-        let mut read = vec![false; prog.regs.len()];
-        for r in prog.insts.iter().flat_map(|i| &i.uses) {
-            read[*r as usize] = true;
-        }
-        let red = reductions(&prog, &read);
+        let red = reductions(&prog);
         prog.insts.iter().filter(|i| matches!(i.op, super::Op::Atom(_) | super::Op::Red(_))).map(|i| red(i)).collect()
     }
 
