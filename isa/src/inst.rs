@@ -404,6 +404,9 @@ pub mod flag {
     pub const SUBROUTINE: u64 = 1 << 49;
     /// `fence.mbarrier_init` (orders only mbarrier initialisation, ptxas emits no `MEMBAR`).
     pub const MBAR_INIT: u64 = 1 << 50;
+    /// SASS `HFMA2.MMA d, -RZ, RZ, a, b`: ptxas's constant move, lowered to a move but executed
+    /// as a half-precision FMA (ncu counts it under `op_hfma`).
+    pub const FMA_MOVE: u64 = 1 << 51;
 }
 
 /// Decoded modifiers. Fields not used by an opcode stay at their defaults.

@@ -2057,6 +2057,7 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 m.types = vec![Ty::B32];
+                m.flags |= flag::FMA_MOVE;
                 let d = self.dst(&o[0])?;
                 let v = (half(&o[3])? << 16) | half(&o[4])?;
                 (Op::Mov, m, vec![d, Opnd::Imm(v)], 1)

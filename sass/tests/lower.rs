@@ -208,6 +208,18 @@ fn float_arithmetic_conversions_and_sfu() {
 }
 
 #[test]
+fn the_constant_move_hfma2_is_marked_as_the_fma_it_executes() {
+    // `HFMA2.MMA d, -RZ, RZ, a, b` lowers to a move (bit exact) that ncu still counts as an HFMA.
+    use warpsim_isa::inst::{flag, Op};
+    let p = lower("HFMA2.MMA R5, -RZ, RZ, 1.875, 0").unwrap();
+    let moves: Vec<_> = p.insts.iter().filter(|i| i.m.has(flag::FMA_MOVE)).collect();
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0].op, Op::Mov);
+    let p = lower("MOV R6, 0x3c013c01\nHFMA2 R5, R6, R6, RZ").unwrap();
+    assert!(p.insts.iter().all(|i| !i.m.has(flag::FMA_MOVE)));
+}
+
+#[test]
 fn sixty_four_bit_compare_chains() {
     // (hi:tid) >= (0:16) as ptxas compares 64-bit values: the low words, then `.EX` on the high
     // words with the low result chained in.

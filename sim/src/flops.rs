@@ -7,7 +7,7 @@
 //! thread, as ncu's thread-instruction counters do; tensor-core instructions are not FP operations
 //! here (ncu counts them on separate pipes).
 
-use warpsim_isa::inst::{Inst, Op};
+use warpsim_isa::inst::{flag, Inst, Op};
 
 use crate::counters::Counter;
 use warpsim_isa::types::Ty;
@@ -31,6 +31,9 @@ pub const FLOPS_PER_INST: [f64; 9] = [1.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.
 /// The [`COUNTERS`] index an instruction counts under, if it is a floating-point add, multiply or
 /// fused multiply-add.
 pub fn kind(i: &Inst) -> Option<usize> {
+    if i.m.has(flag::FMA_MOVE) {
+        return Some(2);
+    }
     let op = match i.op {
         Op::Add | Op::Sub => 0,
         Op::Mul => 1,

@@ -347,6 +347,45 @@ fn shared_float_atomics_loop_once_per_lane_on_an_address() {
     assert!(c1 > c32 + 31 * 90, "{c1} vs {c32}");
 }
 
+/// `l1tex__data_pipe_lsu_wavefronts_mem_shared` of a kernel that touches no shared memory: three
+/// CTAs of `block`, each warp storing to global memory under a guard that holds in `lanes` of its
+/// lanes, then one `bar.sync`.
+fn shared_pipe_wavefronts(block: [u32; 3], lanes: u32) -> f64 {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n.reg .pred %p<2>;\n.reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
+         mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 31;\nsetp.lt.u32 %p1, %r2, {lanes};\nld.param.u64 %rd1, [out];\n@%p1 st.global.u32 [%rd1], %r1;\nbar.sync 0;\nret;\n}}\n"
+    );
+    let prog = Arc::new(warpsim_isa::load(&src, "k.ptx").unwrap().remove(0));
+    let mut g = Gpu::new(1);
+    let out = g.upload("out", 4, &[]);
+    let dims = LaunchDims { grid: [3, 1, 1], block, cluster: [1, 1, 1], dynamic_smem: 0 };
+    let k = g.kernel(prog, dims, params(&[(out, 8)])).unwrap();
+    let cfg = warpsim_sim::presets::preset("hopper-h200").unwrap();
+    let opts = RunOptions { threads: 1, regs_per_thread: 32, spills: Default::default(), limits: Default::default() };
+    run(Arc::new(cfg), Arc::new(k), &mut g.mem, &opts).unwrap().counters["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"]
+}
+
+#[test]
+fn the_shared_pipe_counts_exits_barriers_and_guarded_off_accesses() {
+    // As ncu counts them on the H200 (sim/src/sm/mod.rs, pipes.rs): one wavefront per warp's exit
+    // (two in a 2-D block), one per CTA per completed barrier, one per memory access whose guard
+    // is off in every lane. Six warps in three CTAs.
+    assert_eq!(shared_pipe_wavefronts([64, 1, 1], 1), 6.0 + 3.0);
+    assert_eq!(shared_pipe_wavefronts([32, 2, 1], 1), 12.0 + 3.0);
+    assert_eq!(shared_pipe_wavefronts([64, 1, 1], 0), 6.0 + 3.0 + 6.0);
+    assert_eq!(shared_pipe_wavefronts([32, 2, 1], 0), 12.0 + 3.0 + 6.0);
+}
+
+#[test]
+fn wgmma_operands_pass_the_shared_pipe_once_per_warpgroup() {
+    // wgmma_latency: 1024 dependent m64n8k16 f16 MMAs with A and B in shared memory: 2 KiB of A
+    // and 256 B of B each, 18 wavefronts of 128 B (the H200: 18518 in all, with the four warps'
+    // exits, barriers and setup).
+    let r = bundled_on_h200("wgmma_latency", |_| {});
+    let w = r.counters["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"];
+    assert!((1024.0 * 18.0..1024.0 * 18.0 + 100.0).contains(&w), "{w}");
+}
+
 #[test]
 fn wmma_fragments_from_global_memory_move_their_sectors() {
     // `wmma.load`/`wmma.store` on global memory (sass/tests/wmma's f16 -> f32 kernel: per warp a

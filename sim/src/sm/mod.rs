@@ -602,6 +602,11 @@ impl Sm {
 
     fn release(&mut self, cta_slot: usize, r: Release) {
         let t = self.now + self.cfg.misc.barrier_latency as u64;
+        // A completed CTA barrier passes the shared-memory pipe once: on the H200 ncu counts one
+        // `l1tex__data_pipe_lsu_wavefronts_mem_shared` per CTA per barrier beyond the accesses
+        // (the tree reductions' 9 `bar.sync` of 128 CTAs are reduce_first_add's 1152; smem_stride_*
+        // one barrier in each of 66 CTAs: 66).
+        self.stats.smem_wavefronts += 1;
         let Some(cta) = self.ctas[cta_slot].as_ref() else { return };
         let wids: Vec<usize> = r.warps.iter().filter_map(|&s| cta.warps.get(s as usize).copied()).collect();
         for wi in wids {
@@ -629,11 +634,16 @@ impl Sm {
 
     fn retire_warp(&mut self, wi: usize, cta_slot: usize, now: u64, arena: &mut Arena) {
         let sp = self.warps[wi].as_ref().map_or(0, |t| t.sp);
-        // A warp's exit passes through the shared-memory pipe once: on the H200, ncu's
-        // `l1tex__data_pipe_lsu_wavefronts_mem_shared` is exactly one per warp for 57 of the 62
-        // kernels of the main and membench datasets that use (almost) no shared memory, 1.5-2x
-        // for the other five.
+        // A warp's exit passes through the shared-memory pipe once, twice in a block of more than
+        // one dimension: on the H200, ncu's `l1tex__data_pipe_lsu_wavefronts_mem_shared` is
+        // exactly one per warp in the 1-D-block kernels that touch no shared memory (saxpy, the
+        // copies, the mlp and switch probes) and exactly two in the 15 of 2-D blocks
+        // (transpose_naive, matmul_naive, stencil5, conv2d_3x3, gemm_f64_naive, ...). No block
+        // with a z dimension was measured.
         self.stats.smem_wavefronts += 1;
+        if self.k.dims.block[1] > 1 || self.k.dims.block[2] > 1 {
+            self.stats.smem_wavefronts += 1;
+        }
         if let Some(tw) = self.warps[wi].as_mut() {
             tw.w.state = WarpState::Done;
         }

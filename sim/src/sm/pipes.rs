@@ -299,6 +299,16 @@ impl Sm {
         let tr = &self.trace;
         // Call-sequence parameters (`st.param`/`ld.param` on a frame slot) are registers in SASS.
         let call_param = tr.space == TraceSpace::Local && inst.m.space() == Space::Param;
+        // A global or shared load, store or atomic whose guard is off in every lane still passes
+        // the LSU's data stage: on the H200 ncu counts one shared-memory wavefront for it
+        // (atom_bins' `@!P0 STG` after each ATOM: 32768 of its 40960; bfs_level's guarded stores;
+        // the tree reductions' `@!P0 LDS`/`STS` once a warp's lanes have dropped out), and none
+        // for a guarded-off `LDC` (atom_bins' `@!P0 LDC.64` beside that store).
+        let off_memory = matches!(op, Op::Ld | Op::St | Op::Atom(_) | Op::Red(_))
+            && matches!(inst.m.space(), Space::Global | Space::Generic | Space::Shared | Space::SharedCluster);
+        if tr.mask == 0 && off_memory {
+            self.stats.smem_wavefronts += 1;
+        }
         if tr.mask == 0 || tr.space == TraceSpace::None || call_param {
             let dep = match unit {
                 Unit::Sfu | Unit::Warp | Unit::Conv => Dep::Short,

@@ -51,6 +51,16 @@ impl Sm {
                 *pf = start + occ;
                 let done = start + cfg.tensor.wgmma_base_latency as u64 + n as u64 / cfg.tensor.wgmma_n_divisor.max(1) as u64;
                 let commit = inst.m.has(warpsim_isa::inst::flag::COMMIT);
+                // The operands stream from shared memory through the data path once per warpgroup:
+                // ncu counts (A's bytes, when A is not in registers, + B's) / 128 shared wavefronts
+                // per wgmma on the H200 (wgmma_latency m64n8k16: 18 per MMA, 16 + 2; its n128
+                // twin 48; wgmma_gemm m64n128k16: 48). Counted on the warpgroup's first warp.
+                let a_in_smem = !matches!(inst.ops.get(1), Some(warpsim_isa::inst::Opnd::Vec(_)));
+                let row = k as u64 * abytes;
+                let bytes = if a_in_smem { m as u64 * row } else { 0 } + n as u64 * row;
+                if self.warps[wi].as_ref().is_some_and(|t| t.w.slot % 4 == 0) {
+                    self.stats.smem_wavefronts += bytes.div_ceil(128);
+                }
                 if let Some(tw) = self.warps[wi].as_mut() {
                     tw.wgmma_open = tw.wgmma_open.max(done);
                     if commit {
