@@ -140,9 +140,10 @@ pub enum AsyncEvent {
     CompleteTx { cta: usize, mbar: u64, bytes: u32 },
     /// `cp.async.mbarrier.arrive.noinc`: one arrival once the thread's earlier `cp.async`s complete.
     ArriveAfterCopies { cta: usize, mbar: u64, arrivals: u32 },
-    /// An asynchronous copy's global traffic (for the timing model): line-aligned bytes read or
-    /// written, and which completion mechanism it belongs to.
-    Traffic { global: Vec<(u64, u32)>, write: bool, group: AsyncGroup },
+    /// An asynchronous copy's global traffic (for the timing model): the lines read or written,
+    /// each with the mask of the sectors the copy touches, and which completion mechanism it
+    /// belongs to.
+    Traffic { global: Vec<(u64, u8)>, write: bool, group: AsyncGroup },
     /// `commit_group` of Ampere `cp.async` or of bulk copies.
     Commit { bulk: bool },
 }

@@ -146,19 +146,26 @@ pub(crate) fn mbarrier(w: &mut Warp, c: &mut Ctx<'_, '_>, inst: &Inst, op: MbarO
     }
 }
 
-/// Line-aligned global ranges of a set of byte accesses (for the timing model's traffic).
-fn lines_of(accesses: &[(u64, u32)]) -> Vec<(u64, u32)> {
-    let mut lines: Vec<u64> = Vec::new();
+/// The 128-byte lines a set of byte accesses touches, each with the mask of its 32-byte sectors
+/// they touch, in address order (for the timing model's traffic).
+fn lines_of(accesses: &[(u64, u32)]) -> Vec<(u64, u8)> {
+    let mut lines: Vec<(u64, u8)> = Vec::new();
     for &(a, n) in accesses {
-        let mut l = a & !127;
-        while l < a + n as u64 {
-            lines.push(l);
-            l += 128;
+        let mut s = a & !31;
+        while s < a + n as u64 {
+            lines.push((s & !127, 1 << ((s & 127) / 32)));
+            s += 32;
         }
     }
-    lines.sort_unstable();
-    lines.dedup();
-    lines.into_iter().map(|l| (l, 128)).collect()
+    lines.sort_unstable_by_key(|l| l.0);
+    lines.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 |= b.1;
+        }
+        same
+    });
+    lines
 }
 
 /// Ranks a copy writes to: the multicast mask's, or the destination's own.

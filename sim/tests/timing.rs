@@ -387,6 +387,18 @@ fn wgmma_operands_pass_the_shared_pipe_once_per_warpgroup() {
 }
 
 #[test]
+fn copies_and_remote_loads_count_where_ncu_counts_them() {
+    // cpasync_gemm's `cp.async` (LDGSTS, 16 bytes a lane) are L1 global-load requests to ncu:
+    // 1024 requests of 16 sectors on the H200. dsmem_latency's 4096 loads from the peer CTA's
+    // shared memory are no shared wavefronts of either SM (H200: 266 in all).
+    let r = bundled_on_h200("cpasync_gemm", |_| {});
+    assert_eq!(r.counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"], 1024.0);
+    assert_eq!(r.counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], 16384.0);
+    let r = bundled_on_h200("dsmem_latency", |_| {});
+    assert!(r.counters["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"] < 300.0);
+}
+
+#[test]
 fn wmma_fragments_from_global_memory_move_their_sectors() {
     // `wmma.load`/`wmma.store` on global memory (sass/tests/wmma's f16 -> f32 kernel: per warp a
     // 16x32 f16 A, 32x16 f16 B, a 16x16 f32 C in, D out) go through L1 and L2 as the sectors

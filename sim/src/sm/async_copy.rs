@@ -82,8 +82,15 @@ impl Sm {
     /// One copy's global lines: a token counting their responses, in the warp's open copy group
     /// or (for an mbarrier-completed copy) carrying the mbarrier events seen so far, and one
     /// full-line request per line.
-    fn copy_traffic(&mut self, wi: usize, cl: usize, global: &[(u64, u32)], write: bool, group: AsyncGroup, mbar_events: &mut Vec<AsyncEvent>) {
+    fn copy_traffic(&mut self, wi: usize, cl: usize, global: &[(u64, u8)], write: bool, group: AsyncGroup, mbar_events: &mut Vec<AsyncEvent>) {
         let now = self.now;
+        if group == AsyncGroup::CpAsync && !global.is_empty() {
+            // ncu counts an Ampere `cp.async` (LDGSTS) among the L1's global loads: one request
+            // per warp instruction, the sectors its lanes touch (H200 cpasync_gemm: 1024 requests,
+            // 16384 sectors of 16-byte copies).
+            self.stats.l1_requests_global_ld += 1;
+            self.stats.l1_sectors_global_ld += global.iter().map(|l| u64::from(l.1.count_ones())).sum::<u64>();
+        }
         let group_ref = match group {
             AsyncGroup::Mbarrier => None,
             AsyncGroup::CpAsync | AsyncGroup::Bulk => {

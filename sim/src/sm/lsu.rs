@@ -115,8 +115,15 @@ impl Sm {
         let now = self.now;
         let (cfg, tr) = (&*self.cfg, &self.trace);
         let c = banks::wavefronts(&tr.addr, tr.mask, tr.size, cfg.smem.banks, cfg.smem.bank_bytes, cfg.smem.half_warp);
-        self.stats.smem_wavefronts += c.wavefronts as u64;
-        self.stats.smem_bank_conflicts += c.conflicts() as u64;
+        // A load from another CTA's shared memory (distributed shared memory) comes back over the
+        // SM-to-SM network: ncu counts it in neither SM's shared wavefronts (the H200's
+        // dsmem_latency, 4096 remote loads of a pointer chase: 266 wavefronts; its local twin
+        // 4394). Remote stores and reductions count (cluster_dsmem: 5139, 4872 with them, 3656
+        // without).
+        if tr.space != TraceSpace::Remote || tr.write || tr.atomic {
+            self.stats.smem_wavefronts += c.wavefronts as u64;
+            self.stats.smem_bank_conflicts += c.conflicts() as u64;
+        }
         // The SM's shared memory moves one wavefront (banks × bank width bytes) per cycle;
         // a conflicted access also waits `wavefront_cycles` per extra wavefront.
         let wf = c.wavefronts.max(1) as u64;
