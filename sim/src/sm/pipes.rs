@@ -304,9 +304,10 @@ impl Sm {
         // (atom_bins' `@!P0 STG` after each ATOM: 32768 of its 40960; bfs_level's guarded stores;
         // the tree reductions' `@!P0 LDS`/`STS` once a warp's lanes have dropped out), and none
         // for a guarded-off `LDC` (atom_bins' `@!P0 LDC.64` beside that store).
-        let off_memory = matches!(op, Op::Ld | Op::St | Op::Atom(_) | Op::Red(_))
-            && matches!(inst.m.space(), Space::Global | Space::Generic | Space::Shared | Space::SharedCluster);
-        if tr.mask == 0 && off_memory {
+        if tr.mask == 0
+            && matches!(op, Op::Ld | Op::St | Op::Atom(_) | Op::Red(_))
+            && matches!(inst.m.space(), Space::Global | Space::Generic | Space::Shared | Space::SharedCluster)
+        {
             self.stats.smem_wavefronts += 1;
         }
         if tr.mask == 0 || tr.space == TraceSpace::None || call_param {
